@@ -1,0 +1,22 @@
+"""The ``repolens`` command line: one click group, commands registered from their modules."""
+
+from __future__ import annotations
+
+import click
+
+from repolens import __version__
+from repolens.cli.manage import COMMANDS as MANAGE_COMMANDS
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="repolens")
+def cli() -> None:
+    """Code intelligence for AI coding agents: search, code graph, MCP server."""
+
+
+for command in MANAGE_COMMANDS:
+    cli.add_command(command)
+
+
+def main() -> None:
+    cli()

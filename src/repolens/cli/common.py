@@ -1,0 +1,86 @@
+"""What every command shares: finding the project, opening the index, printing, exit codes.
+
+Exit codes: 0 ok, 1 error (a clear message, or ``{"error": ...}`` with ``--json``),
+2 usage (click's own). Output for people goes through rich; with ``--json`` exactly one
+JSON object is printed to stdout and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+from rich.console import Console
+
+from repolens.config import ConfigError
+from repolens.project import Project, ProjectError, open_project
+from repolens.store.db import StoreError, connect
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")(func)
+
+
+def project_option(func: F) -> F:
+    return click.option(
+        "--project",
+        "project_path",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=None,
+        help="Project root (default: git top level of the current directory).",
+    )(func)
+
+
+def fail(message: str, as_json: bool, **extra: Any) -> NoReturn:
+    """Report an error and exit 1."""
+    if as_json:
+        print(json.dumps({"error": message, **extra}, ensure_ascii=False))
+    else:
+        err_console.print(f"[bold red]error:[/] {message}", markup=True)
+    sys.exit(1)
+
+
+def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
+    """Print ``data`` as JSON, or call ``render`` to print it for people."""
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False, default=str))
+    else:
+        render()
+
+
+def load_project(path: Path | None, as_json: bool) -> Project:
+    try:
+        return open_project(path)
+    except (ConfigError, ProjectError) as exc:
+        fail(str(exc), as_json)
+
+
+@contextmanager
+def open_index(
+    project: Project, as_json: bool, *, readonly: bool = True
+) -> Iterator[sqlite3.Connection]:
+    """The project's index; a missing or unusable one is a clear error, not a traceback."""
+    try:
+        conn = connect(project.db_path, readonly=readonly)
+    except StoreError as exc:
+        fail(str(exc), as_json)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def rel(path: str, line: int | None = None) -> str:
+    """``path:line`` as every answer cites it."""
+    return f"{path}:{line}" if line else path

@@ -1,0 +1,237 @@
+"""Settings from defaults, ``.repolens.toml`` at the project root, and ``REPOLENS_*``.
+
+Every setting has one name: ``key`` in the file, ``REPOLENS_KEY`` in the environment
+(environment wins). Each value is validated where it is read, so a typo fails loudly with
+the key, the value and what is allowed, instead of surfacing later as odd behaviour.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILE = ".repolens.toml"
+ENV_PREFIX = "REPOLENS_"
+PROJECT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+class ConfigError(Exception):
+    """A setting has a value repolens cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingSpec:
+    """One setting: its default, how to read it, and what is allowed (for messages)."""
+
+    name: str
+    default: Any
+    parse: Callable[[Any], Any]
+    allowed: str
+    help: str
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in {"1", "true", "yes", "on"}:
+        return True
+    if text in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError(value)
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError(value)
+    number = int(value)
+    if number <= 0:
+        raise ValueError(value)
+    return number
+
+
+def _non_negative_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ValueError(value)
+    number = int(value)
+    if number < 0:
+        raise ValueError(value)
+    return number
+
+
+def _optional_positive_int(value: Any) -> int | None:
+    return None if value in (None, "", 0, "0") else _positive_int(value)
+
+
+def _choice(*options: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        text = str(value).strip().lower()
+        if text not in options:
+            raise ValueError(value)
+        return text
+
+    return parse
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise ValueError(value)
+    return str(value)
+
+
+def _optional_project_id(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    text = str(value)
+    if not PROJECT_ID_PATTERN.match(text):
+        raise ValueError(value)
+    return text
+
+
+def _string_list(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise ValueError(value)
+
+
+def _extensions(value: Any) -> dict[str, str]:
+    """``{".foo": "python"}`` in the file; ``.foo:python,.bar:ruby`` in the environment."""
+    if isinstance(value, str):
+        pairs = [part.split(":", 1) for part in value.split(",") if part.strip()]
+        if any(len(pair) != 2 for pair in pairs):
+            raise ValueError(value)
+        value = {ext.strip(): lang.strip() for ext, lang in pairs}
+    if not isinstance(value, dict):
+        raise ValueError(value)
+    result = {}
+    for ext, lang in value.items():
+        if not isinstance(ext, str) or not isinstance(lang, str) or not ext.startswith("."):
+            raise ValueError(value)
+        result[ext.lower()] = lang.lower()
+    return result
+
+
+SPECS: tuple[SettingSpec, ...] = (
+    SettingSpec("project_id", None, _optional_project_id, "letters, digits, '_' and '-'",
+                "Explicit project id (default: a short hash of the root path)."),
+    SettingSpec("branch_aware", False, _bool, "true or false",
+                "Keep one index per git branch (id suffixed with the branch)."),
+    SettingSpec("data_dir", None, lambda v: Path(_text(v)).expanduser() if v else None,
+                "a directory path", "Where indexes live (default: <root>/.repolens)."),
+    SettingSpec("max_file_size", 1_000_000, _positive_int, "a positive number of bytes",
+                "Files larger than this are skipped (counted as too_large)."),
+    SettingSpec("extra_extensions", {}, _extensions, 'a table like {".foo" = "python"}',
+                "Extra file extensions mapped to a language."),
+    SettingSpec("ignore", (), _string_list, "a list of gitignore-style patterns",
+                "Extra ignore patterns on top of .gitignore and .repolensignore."),
+    SettingSpec("workers", 0, _non_negative_int, "0 (one per core) or a positive number",
+                "Parser processes for a full index."),
+    SettingSpec("embed_provider", "local", _choice("local", "ollama", "openai", "none"),
+                "local, ollama, openai or none", "Embedding provider for semantic search."),
+    SettingSpec("embed_model", "", _text, "a model name", "Embedding model (provider default)."),
+    SettingSpec("embed_base_url", "", _text, "an http(s) URL",
+                "Base URL of the Ollama or OpenAI-compatible server."),
+    SettingSpec("embed_api_key", "", _text, "a string",
+                "API key for an OpenAI-compatible server (prefer the environment)."),
+    SettingSpec("embed_dims", None, _optional_positive_int, "a positive integer",
+                "Expected embedding dimensions (checked against the server)."),
+    SettingSpec("watch", "auto", _choice("auto", "manual", "off"), "auto, manual or off",
+                "Whether `serve` watches files and updates the index."),
+    SettingSpec("auto_resume", True, _bool, "true or false",
+                "Resume an interrupted index when a server starts."),
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The effective settings, plus where each came from (default, file or env)."""
+
+    values: Mapping[str, Any]
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _validate(spec: SettingSpec, raw: Any, origin: str) -> Any:
+    try:
+        return spec.parse(raw)
+    except (ValueError, TypeError):
+        raise ConfigError(
+            f"invalid {spec.name} = {raw!r} (from {origin}): expected {spec.allowed}"
+        ) from None
+
+
+def read_config_file(root: Path) -> dict[str, Any]:
+    """The table in ``.repolens.toml``, or ``{}`` when there is none."""
+    path = root / CONFIG_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+
+
+def load_settings(root: Path, environ: Mapping[str, str] | None = None) -> Settings:
+    """Merge defaults, the project's file and the environment, validating every value."""
+    env = os.environ if environ is None else environ
+    file_values = read_config_file(root)
+    known = {spec.name for spec in SPECS}
+    unknown = sorted(set(file_values) - known)
+    if unknown:
+        raise ConfigError(
+            f"unknown setting(s) in {root / CONFIG_FILE}: {', '.join(unknown)};"
+            f" known settings: {', '.join(sorted(known))}"
+        )
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for spec in SPECS:
+        env_key = ENV_PREFIX + spec.name.upper()
+        if env_key in env:
+            values[spec.name] = _validate(spec, env[env_key], f"environment {env_key}")
+            sources[spec.name] = "env"
+        elif spec.name in file_values:
+            values[spec.name] = _validate(spec, file_values[spec.name], CONFIG_FILE)
+            sources[spec.name] = "file"
+        else:
+            values[spec.name] = spec.default
+            sources[spec.name] = "default"
+    return Settings(values, sources)
+
+
+def describe(settings: Settings) -> list[dict[str, Any]]:
+    """Rows for ``repolens config``: each key, its value, origin and meaning. Secrets hidden."""
+    rows = []
+    for spec in SPECS:
+        value = settings.values[spec.name]
+        if spec.name == "embed_api_key" and value:
+            value = "***"
+        if isinstance(value, Path):
+            value = str(value)
+        if isinstance(value, tuple):
+            value = list(value)
+        rows.append(
+            {"key": spec.name, "value": value, "source": settings.sources[spec.name],
+             "env": ENV_PREFIX + spec.name.upper(), "help": spec.help}
+        )  # fmt: skip
+    return rows

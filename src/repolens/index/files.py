@@ -1,0 +1,83 @@
+"""Reading and parsing one file: the unit of work the indexer fans out to processes.
+
+It runs in worker processes, so it takes and returns plain picklable records and never
+touches the database: the single writer in the parent stores what comes back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from repolens.parse import graph_languages, parse_source
+from repolens.parse.chunk import Chunk, chunk_file
+from repolens.parse.model import ParsedFile
+from repolens.store.graph import FileRecord
+
+
+@dataclass(frozen=True, slots=True)
+class FileTask:
+    path: str
+    abs_path: str
+    language: str
+    size: int
+    mtime_ns: int
+    known_hash: str = ""  # the stored hash, so unchanged content is not parsed again
+
+
+@dataclass(slots=True)
+class FileResult:
+    task: FileTask
+    status: str  # "parsed" | "unchanged" | "vanished" | "unreadable"
+    record: FileRecord | None = None
+    parsed: ParsedFile | None = None
+    chunks: list[Chunk] = field(default_factory=list)
+    error: str = ""
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """Text for chunking, and a note when the bytes were not valid UTF-8 (nothing is
+    dropped: undecodable bytes become U+FFFD so line numbers stay right)."""
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", errors="replace"), f"not valid UTF-8 ({exc.reason})"
+
+
+def process_file(task: FileTask) -> FileResult:
+    """Read, hash and (if the content changed) parse and chunk one file."""
+    try:
+        with open(task.abs_path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return FileResult(task, "vanished", error="file vanished before it was read")
+    except OSError as exc:
+        return FileResult(task, "unreadable", error=f"cannot read: {exc.strerror or exc}")
+    digest = content_hash(data)
+    if digest == task.known_hash:
+        return FileResult(task, "unchanged")
+    text, note = decode(data)
+    parsed: ParsedFile | None = None
+    status = "text"
+    if task.language in graph_languages():
+        parsed = parse_source(task.path, task.language, data)
+        status = "failed" if parsed.error else ("partial" if parsed.has_errors else "ok")
+        note = "; ".join(part for part in (note, parsed.error) if part)
+    line_count = parsed.line_count if parsed else text.count("\n") + 1
+    record = FileRecord(
+        path=task.path,
+        language=task.language,
+        size=len(data),
+        mtime_ns=task.mtime_ns,
+        content_hash=digest,
+        parse_status=status,
+        parse_error=note,
+        line_count=line_count,
+        exports=tuple(parsed.exports) if parsed else (),
+    )
+    chunks = chunk_file(text, task.language, parsed)
+    return FileResult(task, "parsed", record, parsed, chunks)

@@ -1,0 +1,52 @@
+"""What the index holds right now, for ``repolens status`` and the MCP ``status`` tool."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from repolens.project import Project
+from repolens.store.db import get_meta, schema_version
+
+
+def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
+    """Counts by language and parse status, skipped files by reason, graph size."""
+    languages = dict(
+        conn.execute("SELECT language, count(*) FROM files GROUP BY language ORDER BY 2 DESC")
+    )
+    parse_status = dict(conn.execute("SELECT parse_status, count(*) FROM files GROUP BY 1"))
+    problems = [
+        {"file": row[0], "status": row[1], "error": row[2]}
+        for row in conn.execute(
+            "SELECT path, parse_status, parse_error FROM files WHERE parse_error != ''"
+            " ORDER BY path LIMIT 20"
+        )
+    ]
+    indexed = sum(languages.values())
+    last = get_meta(conn, "last_index")
+    return {
+        "project": {
+            "root": str(project.root),
+            "id": project.project_id,
+            "data_dir": str(project.data_dir),
+            "branch": project.branch,
+        },
+        "files": {
+            "indexed": indexed,
+            "skipped": json.loads(get_meta(conn, "skipped", "{}")),
+            "skipped_examples": json.loads(get_meta(conn, "skipped_examples", "{}")),
+            "parse_status": parse_status,
+            "problems": problems,
+        },
+        "languages": languages,
+        "graph": {
+            "symbols": conn.execute("SELECT count(*) FROM symbols WHERE kind != 'file'").fetchone()[
+                0
+            ],
+            "edges": conn.execute("SELECT count(*) FROM edges").fetchone()[0],
+            "pending_resolve": len(json.loads(get_meta(conn, "pending_resolve", "[]"))),
+        },
+        "schema_version": schema_version(conn),
+        "last_index": float(last) if last else None,
+    }

@@ -1,0 +1,107 @@
+"""Project identity: which directory is the project, what it is called, where its index lives.
+
+The root is the path given, else the git top level of the current directory, else the
+current directory. The index lives in ``<root>/.repolens/`` (which ignores itself, so it is
+never committed) unless ``data_dir`` points elsewhere; then each project gets its own
+sub-directory named by its id, so many projects can share one data dir.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from repolens.config import ConfigError, Settings, load_settings
+
+DATA_DIR_NAME = ".repolens"
+DB_NAME = "index.db"
+
+
+class ProjectError(Exception):
+    """The project path cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    root: Path
+    project_id: str
+    data_dir: Path
+    settings: Settings
+    branch: str | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / DB_NAME
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def find_root(path: Path | None = None) -> Path:
+    """The project root for ``path`` (used as given) or for the current directory."""
+    if path is not None:
+        root = path.expanduser().resolve()
+        if not root.exists():
+            raise ProjectError(f"project path does not exist: {path}")
+        if not root.is_dir():
+            raise ProjectError(f"project path is not a directory: {path}")
+        return root
+    cwd = Path.cwd().resolve()
+    top = _git(["rev-parse", "--show-toplevel"], cwd)
+    return Path(top).resolve() if top else cwd
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch, or ``None`` when detached or not a git repository."""
+    name = _git(["symbolic-ref", "--quiet", "--short", "HEAD"], root)
+    return name or None
+
+
+def sanitize_branch(branch: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", branch).strip("-") or "branch"
+
+
+def default_project_id(root: Path) -> str:
+    """A short, stable id from the resolved root path."""
+    return hashlib.sha256(str(root).encode()).hexdigest()[:12]
+
+
+def open_project(path: Path | None = None, settings: Settings | None = None) -> Project:
+    """Identify the project at ``path`` and make sure its data dir exists."""
+    root = find_root(path)
+    settings = settings or load_settings(root)
+    base_id = settings.project_id or default_project_id(root)
+    branch = current_branch(root) if settings.branch_aware else None
+    project_id = f"{base_id}-{sanitize_branch(branch)}" if branch else base_id
+    if settings.data_dir:
+        data_dir = Path(settings.data_dir).resolve() / project_id
+    else:
+        data_dir = root / DATA_DIR_NAME
+        if branch:
+            data_dir = data_dir / "branches" / sanitize_branch(branch)
+    _ensure_data_dir(data_dir, root)
+    return Project(root, project_id, data_dir, settings, branch)
+
+
+def _ensure_data_dir(data_dir: Path, root: Path) -> None:
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        top = root / DATA_DIR_NAME
+        ignore = top / ".gitignore"
+        if data_dir.is_relative_to(top) and not ignore.exists():
+            ignore.write_text("*\n", encoding="utf-8")
+    except OSError as exc:
+        raise ProjectError(f"cannot create data directory {data_dir}: {exc}") from exc
+
+
+__all__ = ["ConfigError", "Project", "ProjectError", "find_root", "open_project"]

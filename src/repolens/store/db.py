@@ -1,0 +1,155 @@
+"""SQLite connections, schema migrations and transactions.
+
+One file per project, in WAL mode so any number of reader processes never wait for the
+single writer. Migrations are numbered SQL scripts applied forward in order; the applied
+version lives in ``PRAGMA user_version`` so it is read without touching any table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class StoreError(Exception):
+    """The index database cannot be used (corrupt, newer than this repolens, unwritable)."""
+
+
+def _migrations() -> list[tuple[int, str]]:
+    """Numbered migration scripts shipped in ``repolens/store/migrations``, in order."""
+    folder = resources.files("repolens.store") / "migrations"
+    scripts = []
+    for entry in folder.iterdir():
+        name = entry.name
+        if name.endswith(".sql") and name[:4].isdigit():
+            scripts.append((int(name[:4]), entry.read_text(encoding="utf-8")))
+    return sorted(scripts)
+
+
+def latest_version() -> int:
+    """The schema version this repolens writes."""
+    return _migrations()[-1][0]
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open the index at ``path``, creating and migrating it unless ``readonly``.
+
+    Readers open with ``mode=ro`` so a reader can never take the write lock by accident.
+    """
+    if readonly:
+        if not path.exists():
+            raise StoreError(f"no index at {path}; run `repolens index` first")
+        conn = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
+        )
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    try:
+        _configure(conn, readonly=readonly)
+        if not readonly:
+            migrate(conn)
+        else:
+            _check_version(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"cannot open index {path}: {exc}") from exc
+    except StoreError:
+        conn.close()
+        raise
+    return conn
+
+
+def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute("PRAGMA cache_size = -32000")
+    if not readonly:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _check_version(conn: sqlite3.Connection) -> None:
+    version, latest = schema_version(conn), latest_version()
+    if version > latest:
+        raise StoreError(
+            f"index schema version {version} is newer than this repolens supports ({latest});"
+            " upgrade repolens or remove the index with `repolens remove`"
+        )
+    if version < latest:
+        raise StoreError(
+            f"index schema version {version} is older than {latest}; run `repolens index`"
+            " once to migrate it"
+        )
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply every migration newer than the database, each in its own transaction."""
+    current = schema_version(conn)
+    latest = latest_version()
+    if current > latest:
+        _check_version(conn)
+    for number, script in _migrations():
+        if number <= current:
+            continue
+        with transaction(conn):
+            for statement in _split_statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+    return schema_version(conn)
+
+
+def _split_statements(script: str) -> list[str]:
+    """Split a migration into statements so they run inside our own transaction
+    (``executescript`` would commit first). Triggers keep their inner semicolons."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One atomic write: committed whole or rolled back whole.
+
+    ``BEGIN IMMEDIATE`` takes the write lock up front, so a busy database fails here,
+    before any work, rather than at commit.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def get_meta(conn: sqlite3.Connection, key: str, default: str = "") -> str:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else default
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES(?, ?)"
+        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )

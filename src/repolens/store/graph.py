@@ -1,0 +1,152 @@
+"""Writing one parsed file's graph facts (symbols, references, imports, bindings).
+
+Resolution happens later over the whole store (``repolens.resolve``); this module only
+records what one file says, under ids that stay stable while a symbol does not move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+
+from repolens.parse.model import ParsedFile, Symbol
+
+FILE_KIND = "file"
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """What the store keeps about a file besides its graph facts."""
+
+    path: str
+    language: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    parse_status: str  # ok | partial | failed | text
+    parse_error: str = ""
+    line_count: int = 0
+    exports: tuple[str, ...] = ()
+
+
+def symbol_id(path: str, kind: str, qualified_name: str, ordinal: int) -> int:
+    """A 63-bit id from what identifies a symbol in its scope, not from its line number,
+    so editing code above it keeps the id (and every edge pointing at it) valid."""
+    key = f"{path}\0{kind}\0{qualified_name}\0{ordinal}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") >> 1
+
+
+def file_symbol_id(path: str) -> int:
+    """Id of the ``file`` symbol that stands for module-level code in ``path``."""
+    return symbol_id(path, FILE_KIND, path, 0)
+
+
+def _symbol_ids(path: str, symbols: list[Symbol]) -> list[int]:
+    seen: Counter[tuple[str, str]] = Counter()
+    ids = []
+    for symbol in symbols:
+        key = (symbol.kind, symbol.qualified_name)
+        ids.append(symbol_id(path, symbol.kind, symbol.qualified_name, seen[key]))
+        seen[key] += 1
+    return ids
+
+
+def upsert_file(conn: sqlite3.Connection, record: FileRecord, indexed_at: float) -> int:
+    """Insert or update the ``files`` row, keeping its id (edges from other files refer to
+    symbols, not to file ids, but graph rows of this file cascade from it)."""
+    row = conn.execute(
+        "INSERT INTO files(path, language, size, mtime_ns, content_hash, parse_status,"
+        " parse_error, line_count, exports, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?)"
+        " ON CONFLICT(path) DO UPDATE SET language=excluded.language, size=excluded.size,"
+        " mtime_ns=excluded.mtime_ns, content_hash=excluded.content_hash,"
+        " parse_status=excluded.parse_status, parse_error=excluded.parse_error,"
+        " line_count=excluded.line_count, exports=excluded.exports,"
+        " indexed_at=excluded.indexed_at RETURNING id",
+        (
+            record.path, record.language, record.size, record.mtime_ns, record.content_hash,
+            record.parse_status, record.parse_error, record.line_count,
+            "\n".join(record.exports), indexed_at,
+        ),
+    ).fetchone()  # fmt: skip
+    return int(row[0])
+
+
+def clear_file_graph(conn: sqlite3.Connection, file_id: int) -> None:
+    """Drop every graph fact written by a file (before rewriting it)."""
+    for table in ("symbols", "refs", "imports", "bindings", "edges"):
+        conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
+
+
+def write_graph(conn: sqlite3.Connection, file_id: int, parsed: ParsedFile) -> list[int]:
+    """Replace the file's symbols, references, imports and bindings; return symbol ids in
+    ``parsed.symbols`` order. The file symbol spans the file and owns module-level code."""
+    clear_file_graph(conn, file_id)
+    path = parsed.path
+    file_sym = file_symbol_id(path)
+    ids = _symbol_ids(path, parsed.symbols)
+    name = path.rsplit("/", 1)[-1]
+    conn.execute(
+        "INSERT INTO symbols(id, file_id, parent_id, kind, name, qualified_name, start_line,"
+        " end_line) VALUES (?,?,NULL,?,?,?,1,?)",
+        (file_sym, file_id, FILE_KIND, name, path, max(parsed.line_count, 1)),
+    )
+
+    def owner(index: int | None) -> int:
+        return file_sym if index is None else ids[index]
+
+    conn.executemany(
+        "INSERT INTO symbols(id, file_id, parent_id, kind, name, qualified_name, start_line,"
+        " end_line, start_col, end_col, signature, docstring, visibility, is_exported,"
+        " is_async, is_static, decorators, return_type)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                ids[i], file_id, owner(s.parent), s.kind, s.name, s.qualified_name,
+                s.start_line, s.end_line, s.start_col, s.end_col, s.signature, s.docstring,
+                s.visibility, int(s.is_exported), int(s.is_async), int(s.is_static),
+                "\n".join(s.decorators), s.return_type,
+            )
+            for i, s in enumerate(parsed.symbols)
+        ],
+    )  # fmt: skip
+    conn.executemany(
+        "INSERT INTO edges(source_id, target_id, kind, file_id, line, provenance)"
+        " VALUES (?,?,'contains',?,?,'parsed')",
+        [(owner(s.parent), ids[i], file_id, s.start_line) for i, s in enumerate(parsed.symbols)],
+    )
+    conn.executemany(
+        "INSERT INTO refs(file_id, source_id, kind, name, receiver, line, col)"
+        " VALUES (?,?,?,?,?,?,?)",
+        [
+            (file_id, owner(r.source), r.kind, r.name, r.receiver, r.line, r.col)
+            for r in parsed.references
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO imports(file_id, module, name, alias, level, line, is_wildcard,"
+        " is_reexport) VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (
+                file_id, i.module, i.name, i.alias, i.level, i.line, int(i.is_wildcard),
+                int(i.is_reexport),
+            )
+            for i in parsed.imports
+        ],
+    )  # fmt: skip
+    conn.executemany(
+        "INSERT INTO bindings(file_id, scope_id, name, type_name, line, from_call)"
+        " VALUES (?,?,?,?,?,?)",
+        [
+            (file_id, owner(b.scope), b.name, b.type_name, b.line, int(b.from_call))
+            for b in parsed.bindings
+        ],
+    )
+    return ids
+
+
+def delete_file(conn: sqlite3.Connection, path: str) -> bool:
+    """Remove a file and, by cascade, everything it wrote. True if it was indexed."""
+    cur = conn.execute("DELETE FROM files WHERE path = ?", (path,))
+    return cur.rowcount > 0
