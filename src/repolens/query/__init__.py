@@ -1,0 +1,1 @@
+"""Queries over the index: search, graph traversals, context. Read-only."""
