@@ -1,0 +1,421 @@
+"""Graph traversals over the index: callers, callees, impact and call paths.
+
+Read-only on a ``sqlite3.Connection``. Every hit carries the file and line where the
+relationship is written, its confidence and provenance, so an answer can say how sure it
+is. Traversals pull edges one frontier at a time with batched ``IN`` lists (never the whole
+graph into memory) and are bounded by depth and count; results say when they were cut.
+
+What "unknown" looks like: a reference the resolver could not connect stays in ``refs``
+with ``resolved = 0``. ``unresolved_calls`` lists those going out of a symbol and
+``possible_callers`` those elsewhere that carry its name, so an empty ``callers`` answer can
+say "callers unknown" instead of "no callers" (principle 3).
+
+Lookup (``find_symbol``...) lives in ``repolens.query.symbols`` and file-level analyses
+(deps, cycles, dead code, stats) in ``repolens.query.analysis``; both are re-exported here so
+callers can import the whole graph API from one module.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from repolens.query.analysis import (
+    DeadCodeReport,
+    FileDeps,
+    FileLookupError,
+    ImportLink,
+    cycle_links,
+    dead_code,
+    dead_code_report,
+    file_deps,
+    graph_stats,
+    import_cycles,
+)
+from repolens.query.symbols import (
+    CLASS_KINDS,
+    CONSTRUCTOR_NAMES,
+    FILE_KIND,
+    SymbolLookupError,
+    SymbolRef,
+    find_symbol,
+    search_symbols,
+    symbols_by_ids,
+)
+
+__all__ = [
+    "DeadCodeReport",
+    "EdgeHit",
+    "FileDeps",
+    "FileLookupError",
+    "ImpactHit",
+    "ImpactResult",
+    "ImportLink",
+    "SymbolLookupError",
+    "SymbolRef",
+    "call_path",
+    "callees",
+    "callers",
+    "cycle_links",
+    "dead_code",
+    "dead_code_report",
+    "file_deps",
+    "find_symbol",
+    "graph_stats",
+    "impact",
+    "import_cycles",
+    "possible_callers",
+    "search_symbols",
+    "unresolved_calls",
+]
+
+USE_KINDS = ("calls", "instantiates", "references")
+IMPACT_KINDS = ("calls", "instantiates", "references", "extends", "implements", "overrides")
+PATH_KINDS = ("calls", "instantiates")
+# Unresolved for these reasons means "not ours" (stdlib, a dependency), not "unknown".
+_FOREIGN_REASONS = ("builtin", "external")
+_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeHit:
+    """One relationship seen from a symbol. ``symbol`` is the other end (the caller for
+    ``callers``, the callee for ``callees``); ``file:line`` is where it is written."""
+
+    symbol: SymbolRef
+    edge_kind: str
+    line: int
+    confidence: float
+    provenance: str
+    file: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Edge:
+    source: int
+    target: int
+    kind: str
+    line: int
+    confidence: float
+    provenance: str
+    file: str
+
+
+def _edges(
+    conn: sqlite3.Connection, column: str, ids: Sequence[int], kinds: Sequence[str]
+) -> list[_Edge]:
+    """Edges whose ``column`` (source_id / target_id) is one of ``ids``, of ``kinds``,
+    in a stable order (file, line), duplicates dropped."""
+    kind_marks = ",".join("?" * len(kinds))
+    seen: set[tuple[int, int, str, int]] = set()
+    out: list[_Edge] = []
+    for start in range(0, len(ids), _CHUNK):
+        chunk = list(ids[start : start + _CHUNK])
+        rows = conn.execute(
+            "SELECT e.source_id, e.target_id, e.kind, e.line, e.confidence, e.provenance,"
+            " f.path FROM edges e JOIN files f ON f.id = e.file_id"
+            f" WHERE e.{column} IN ({','.join('?' * len(chunk))}) AND e.kind IN ({kind_marks})"
+            " ORDER BY f.path, e.line, e.source_id, e.target_id",
+            [*chunk, *kinds],
+        )
+        for row in rows:
+            edge = _Edge(int(row[0]), int(row[1]), str(row[2]), int(row[3]), float(row[4]),
+                         str(row[5]), str(row[6]))  # fmt: skip
+            key = (edge.source, edge.target, edge.kind, edge.line)
+            if key not in seen:
+                seen.add(key)
+                out.append(edge)
+    return out
+
+
+def _children(conn: sqlite3.Connection, parent: int, constructors_only: bool = False) -> list[int]:
+    sql = "SELECT id FROM symbols WHERE parent_id = ?"
+    params: list[object] = [parent]
+    if constructors_only:
+        names = sorted(CONSTRUCTOR_NAMES)
+        sql += f" AND (kind = 'constructor' OR name IN ({','.join('?' * len(names))}))"
+        params.extend(names)
+    return [int(r[0]) for r in conn.execute(sql + " ORDER BY start_line", params)]
+
+
+def _hits(conn: sqlite3.Connection, edges: list[_Edge], other_end: str) -> list[EdgeHit]:
+    ends = [getattr(e, other_end) for e in edges]
+    refs = symbols_by_ids(conn, ends)
+    return [
+        EdgeHit(refs[end], e.kind, e.line, e.confidence, e.provenance, e.file)
+        for e, end in zip(edges, ends, strict=True)
+        if end in refs
+    ]
+
+
+def callers(
+    conn: sqlite3.Connection,
+    sym: SymbolRef,
+    *,
+    kinds: Sequence[str] = USE_KINDS,
+    limit: int = 200,
+) -> list[EdgeHit]:
+    """Who uses ``sym``: each hit's symbol is the calling function/method/class (or the file
+    symbol for module-level code), ``file:line`` the call site. For a class, calls to its
+    constructor (``__init__``, ``constructor``...) count as callers of the class.
+    Sorted by call site; ask for ``limit + 1`` to learn whether more exist."""
+    targets = [sym.id]
+    if sym.kind in CLASS_KINDS:
+        targets += _children(conn, sym.id, constructors_only=True)
+    return _hits(conn, _edges(conn, "target_id", targets, kinds), "source")[: max(limit, 0)]
+
+
+def callees(
+    conn: sqlite3.Connection,
+    sym: SymbolRef,
+    *,
+    kinds: Sequence[str] = USE_KINDS,
+    limit: int = 200,
+) -> list[EdgeHit]:
+    """What ``sym`` uses: each hit's symbol is the called symbol (its ``line`` the
+    definition), ``EdgeHit.file:line`` the call site. For a class this is what its body and
+    its methods use *outside* the class (calls between its own members are left out: the
+    question is what the class depends on). For a file symbol, only module-level code."""
+    sources = [sym.id]
+    if sym.kind in CLASS_KINDS:
+        sources += _children(conn, sym.id)
+    own = set(sources)
+    edges = [e for e in _edges(conn, "source_id", sources, kinds) if e.target not in own]
+    return _hits(conn, edges, "target")[: max(limit, 0)]
+
+
+def unresolved_calls(conn: sqlite3.Connection, sym: SymbolRef) -> list[dict[str, object]]:
+    """References going out of ``sym`` (and, for a class, its methods) that the resolver
+    could not connect: ``{"name", "receiver", "kind", "file", "line", "reason"}``. Reasons
+    ``builtin``/``external`` mean the target is outside the project, others mean unknown."""
+    sources = [sym.id]
+    if sym.kind in CLASS_KINDS:
+        sources += _children(conn, sym.id)
+    marks = ",".join("?" * len(sources))
+    module_level = " OR (r.source_id IS NULL AND f.path = ?)" if sym.kind == FILE_KIND else ""
+    params: list[object] = [*sources] + ([sym.file] if module_level else [])
+    rows = conn.execute(
+        "SELECT r.name, r.receiver, r.kind, f.path, r.line, r.reason FROM refs r"
+        f" JOIN files f ON f.id = r.file_id WHERE r.resolved = 0 AND (r.source_id IN ({marks})"
+        f"{module_level}) ORDER BY f.path, r.line, r.col",
+        params,
+    )
+    return [_ref_dict(row) for row in rows]
+
+
+def possible_callers(
+    conn: sqlite3.Connection, sym: SymbolRef, *, limit: int = 50
+) -> list[dict[str, object]]:
+    """Unresolved references elsewhere that carry ``sym``'s name (``obj.save()`` with an
+    unknown ``obj``): they *may* reach it. Non-empty means "callers unknown", not "none"."""
+    if sym.kind == FILE_KIND:
+        return []
+    reasons = ",".join("?" * len(_FOREIGN_REASONS))
+    rows = conn.execute(
+        "SELECT r.name, r.receiver, r.kind, f.path, r.line, r.reason, r.source_id FROM refs r"
+        " JOIN files f ON f.id = r.file_id WHERE r.name = ? AND r.resolved = 0"
+        f" AND r.kind IN ('calls', 'instantiates', 'references') AND r.reason NOT IN ({reasons})"
+        " ORDER BY f.path, r.line LIMIT ?",
+        [sym.name, *_FOREIGN_REASONS, max(limit, 0)],
+    ).fetchall()
+    sources = symbols_by_ids(conn, [int(r[6]) for r in rows if r[6] is not None])
+    out = []
+    for row in rows:
+        item = _ref_dict(row)
+        source = sources.get(int(row[6])) if row[6] is not None else None
+        item["source"] = source.full_name if source else ""
+        out.append(item)
+    return out
+
+
+def _ref_dict(row: Sequence[object]) -> dict[str, object]:
+    return {
+        "name": row[0],
+        "receiver": row[1],
+        "kind": row[2],
+        "file": row[3],
+        "line": row[4],
+        "reason": row[5] or "unknown",
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactHit:
+    """A symbol that may break when the root changes. ``via`` is the id of the symbol one
+    step closer to the root that it depends on, through ``edge_kind`` written at
+    ``file:line``; ``confidence`` is the weakest edge on that chain."""
+
+    symbol: SymbolRef
+    depth: int
+    edge_kind: str
+    via: int
+    file: str
+    line: int
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactResult:
+    """The reverse closure of a symbol, nearest first. ``truncated`` says the limit cut it;
+    ``frontier`` counts symbols at the depth limit whose own dependents were not followed."""
+
+    root: SymbolRef
+    depth: int
+    hits: list[ImpactHit] = field(default_factory=list)
+    truncated: bool = False
+    frontier: int = 0
+
+    def by_file(self) -> dict[str, list[ImpactHit]]:
+        """Hits grouped by the file the dependent symbol lives in, files in first-seen
+        (nearest) order."""
+        groups: dict[str, list[ImpactHit]] = {}
+        for hit in self.hits:
+            groups.setdefault(hit.symbol.file, []).append(hit)
+        return groups
+
+
+def impact(
+    conn: sqlite3.Connection, sym: SymbolRef, *, depth: int = 3, limit: int = 500
+) -> ImpactResult:
+    """What depends on ``sym``, transitively up to ``depth`` hops: its callers,
+    instantiators, referrers, subclasses and implementers, overriding methods, and (since a
+    call to a base method may dispatch to an override) the dependents of the methods it
+    overrides. A class or file includes its members as roots."""
+    depth = max(depth, 0)
+    seeds = [sym.id] + (_children(conn, sym.id) if sym.kind in CLASS_KINDS | {FILE_KIND} else [])
+    seen = set(seeds)
+    weakest: dict[int, float] = dict.fromkeys(seeds, 1.0)
+    found: list[tuple[int, int, _Edge, int]] = []  # (dependent, depth, edge, via)
+    frontier, level, truncated = seeds, 0, False
+    while frontier and level < depth and not truncated:
+        level += 1
+        nxt: list[int] = []
+        for dependent, edge, via in _dependents(conn, frontier):
+            if dependent in seen:
+                continue
+            if len(found) >= limit:
+                truncated = True
+                break
+            seen.add(dependent)
+            weakest[dependent] = min(weakest[via], edge.confidence)
+            found.append((dependent, level, edge, via))
+            nxt.append(dependent)
+        frontier = nxt
+    refs = symbols_by_ids(conn, [d for d, *_ in found])
+    hits = [
+        ImpactHit(refs[d], lvl, e.kind, via, e.file, e.line, weakest[d])
+        for d, lvl, e, via in found
+        if d in refs
+    ]
+    hits.sort(key=lambda h: (h.depth, h.symbol.file, h.symbol.line))
+    remaining = len(frontier) if level >= depth and not truncated else 0
+    return ImpactResult(sym, depth, hits, truncated, remaining)
+
+
+def _dependents(conn: sqlite3.Connection, ids: Sequence[int]) -> Iterable[tuple[int, _Edge, int]]:
+    """(dependent, edge, the id it depends on) for each symbol in ``ids``."""
+    for edge in _edges(conn, "target_id", ids, IMPACT_KINDS):
+        yield edge.source, edge, edge.target
+    for edge in _edges(conn, "source_id", ids, ("overrides",)):
+        yield edge.target, edge, edge.source
+
+
+def call_path(
+    conn: sqlite3.Connection,
+    src: SymbolRef,
+    dst: SymbolRef,
+    *,
+    max_depth: int = 8,
+    kinds: Sequence[str] = PATH_KINDS,
+) -> list[EdgeHit] | None:
+    """A shortest chain of calls from ``src`` to ``dst`` (bidirectional BFS), or ``None``
+    when there is none within ``max_depth`` hops. Each hop's ``symbol`` is the symbol
+    reached and ``file:line`` the call site; ``src`` itself is not repeated, so ``[]``
+    means ``src is dst``. Instantiating a class continues into its constructor through a
+    ``contains`` hop."""
+    if src.id == dst.id:
+        return []
+    search = _PathSearch(conn, kinds)
+    chain = search.run(src.id, dst.id, max_depth)
+    if chain is None:
+        return None
+    return _hits(conn, chain, "target")
+
+
+class _PathSearch:
+    """Bidirectional BFS state: each side keeps, per node, the edge that first reached it
+    and its distance from that side's end."""
+
+    def __init__(self, conn: sqlite3.Connection, kinds: Sequence[str]) -> None:
+        self.conn = conn
+        self.kinds = kinds
+        self.forward: dict[int, tuple[_Edge | None, int]] = {}
+        self.backward: dict[int, tuple[_Edge | None, int]] = {}
+
+    def run(self, src: int, dst: int, max_depth: int) -> list[_Edge] | None:
+        self.forward, self.backward = {src: (None, 0)}, {dst: (None, 0)}
+        ahead, behind = [src], [dst]
+        for _ in range(max_depth):
+            if not ahead or not behind:
+                return None
+            if len(ahead) <= len(behind):
+                ahead, meet = self._expand(ahead, forward=True)
+            else:
+                behind, meet = self._expand(behind, forward=False)
+            if meet is not None:
+                return self._chain(meet)
+        return None
+
+    def _expand(self, nodes: list[int], *, forward: bool) -> tuple[list[int], int | None]:
+        """Grow one side by a whole level; of the nodes where the sides meet, return the one
+        with the shortest total chain (first in edge order on ties)."""
+        mine, other = (self.forward, self.backward) if forward else (self.backward, self.forward)
+        nxt: list[int] = []
+        for edge in self._step(nodes, forward):
+            node, came_from = (edge.target, edge.source) if forward else (edge.source, edge.target)
+            if node not in mine:
+                mine[node] = (edge, mine[came_from][1] + 1)
+                nxt.append(node)
+        meets = [n for n in nxt if n in other]
+        if not meets:
+            return nxt, None
+        return nxt, min(meets, key=lambda n: other[n][1])
+
+    def _step(self, nodes: list[int], forward: bool) -> list[_Edge]:
+        column = "source_id" if forward else "target_id"
+        edges = _edges(self.conn, column, nodes, self.kinds)
+        return edges + self._constructor_hops(nodes, forward)
+
+    def _constructor_hops(self, nodes: list[int], forward: bool) -> list[_Edge]:
+        """class -> its constructor, so a path through ``Foo()`` reaches ``__init__``."""
+        names = sorted(CONSTRUCTOR_NAMES)
+        column = "c.parent_id" if forward else "c.id"
+        rows = []
+        for start in range(0, len(nodes), _CHUNK):
+            chunk = nodes[start : start + _CHUNK]
+            rows += self.conn.execute(
+                "SELECT c.parent_id, c.id, c.start_line, f.path FROM symbols c"
+                " JOIN symbols p ON p.id = c.parent_id JOIN files f ON f.id = c.file_id"
+                f" WHERE {column} IN ({','.join('?' * len(chunk))})"
+                f" AND p.kind IN ({','.join('?' * len(CLASS_KINDS))})"
+                f" AND (c.kind = 'constructor' OR c.name IN ({','.join('?' * len(names))}))",
+                [*chunk, *sorted(CLASS_KINDS), *names],
+            ).fetchall()
+        return [
+            _Edge(int(r[0]), int(r[1]), "contains", int(r[2]), 1.0, "parsed", str(r[3]))
+            for r in rows
+        ]
+
+    def _chain(self, meet: int) -> list[_Edge]:
+        head: list[_Edge] = []
+        node = meet
+        while (edge := self.forward[node][0]) is not None:
+            head.append(edge)
+            node = edge.source
+        tail: list[_Edge] = []
+        node = meet
+        while (edge := self.backward[node][0]) is not None:
+            tail.append(edge)
+            node = edge.target
+        return head[::-1] + tail
