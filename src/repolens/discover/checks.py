@@ -1,0 +1,179 @@
+"""Per-file checks: symlinks, size, binary, minified, language.
+
+Cheap decisions come first: names alone settle binary extensions, bundles and unsupported
+languages without a single system call. Then one ``open`` + ``fstat`` + one 8 KiB ``read``
+settles the rest; a file is never read whole. Every OS error is mapped to a skip reason, so
+one bad file never stops a walk.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from repolens.discover.languages import detect_language, needs_head
+from repolens.discover.models import DEFAULT_OPTIONS, DiscoveredFile, DiscoveryOptions
+
+HEAD_BYTES = 8192
+# Internal verdict for a listed path that is a directory (a submodule, a nested repository or
+# a symlink to a directory): the caller walks it. Never reported as a skip reason.
+IS_DIR = "<directory>"
+
+BINARY_EXTENSIONS = frozenset(
+    {".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".icns", ".webp", ".tif", ".tiff", ".psd",
+     ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".tar", ".zst", ".lz4",
+     ".jar", ".war", ".ear", ".class", ".so", ".dll", ".dylib", ".a", ".o", ".obj", ".lib",
+     ".exe", ".bin", ".pyc", ".pyo", ".pyd", ".whl", ".egg", ".woff", ".woff2", ".ttf", ".otf",
+     ".eot", ".mp3", ".mp4", ".wav", ".ogg", ".flac", ".avi", ".mov", ".mkv", ".webm",
+     ".sqlite", ".sqlite3", ".db", ".npy", ".npz", ".pkl", ".pickle", ".parquet", ".onnx",
+     ".pt", ".safetensors", ".h5", ".wasm", ".iso", ".dmg", ".deb", ".rpm", ".svgz"}
+)  # fmt: skip
+MINIFIED_SUFFIXES = (".min.js", ".min.css", ".bundle.js", ".map")
+MINIFIABLE = frozenset({"javascript", "typescript", "css", "scss", "less", "json"})
+MAX_LINE = 3000
+MAX_MEAN_LINE = 300
+MIN_SAMPLE_FOR_MEAN = 1024  # a 200-byte one-line config is not a bundle
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every check needs to know about the walk, computed once."""
+
+    root_abs: str
+    root_real: str
+    options: DiscoveryOptions
+
+    @classmethod
+    def create(cls, root: Path, options: DiscoveryOptions) -> Context:
+        """Resolve the root once; symlink targets are compared against its real path."""
+        root_abs = os.path.abspath(root)
+        return cls(root_abs, os.path.realpath(root_abs), options)
+
+    def inside(self, real: str) -> bool:
+        """Whether a resolved path lies within the root."""
+        return real == self.root_real or real.startswith(self.root_real.rstrip("/") + "/")
+
+
+def looks_minified(head: bytes) -> bool:
+    """A line over 3000 bytes, or (on a big enough sample) a mean line over 300 bytes."""
+    lines = head.split(b"\n")
+    if max(map(len, lines)) > MAX_LINE:
+        return True
+    return len(head) >= MIN_SAMPLE_FOR_MEAN and len(head) / len(lines) > MAX_MEAN_LINE
+
+
+def _name_verdict(ctx: Context, rel: str) -> tuple[str | None, str | None]:
+    """(skip reason, language) from the name alone; (None, None) means "read the head"."""
+    name = rel.rpartition("/")[2]
+    lower = name.lower()
+    if lower.endswith(MINIFIED_SUFFIXES):
+        return "minified", None
+    dot = lower.rfind(".")
+    if dot > 0 and lower[dot:] in BINARY_EXTENSIONS:
+        return "binary", None
+    language = detect_language(rel, b"", ctx.options.extra_extensions)
+    if language is None and not needs_head(name):
+        return "unsupported", None
+    if not rel.isascii():
+        try:
+            rel.encode("utf-8")
+        except UnicodeEncodeError:
+            return "unreadable", None  # not valid UTF-8: no store or client could carry it
+    return None, language
+
+
+def _error_reason(exc: OSError, *, link_target: bool) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symlink_loop"
+    if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+        return "unreadable" if link_target else "vanished"  # a dangling link cannot be read
+    return "unreadable"
+
+
+def _open(ctx: Context, abs_path: str, is_link: bool | None) -> int | str:
+    """Open a file for reading without following links out of the root: fd or skip reason."""
+    if not is_link:
+        try:
+            return os.open(abs_path, _OPEN_FLAGS | _NOFOLLOW)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:  # ELOOP under O_NOFOLLOW: it is a symlink
+                return _error_reason(exc, link_target=False)
+    if not os.path.lexists(abs_path):
+        return "vanished"
+    real = os.path.realpath(abs_path)
+    if not ctx.inside(real):
+        return "symlink_outside"
+    try:
+        return os.open(real, _OPEN_FLAGS)
+    except OSError as exc:
+        return _error_reason(exc, link_target=True)
+
+
+def _read_checked(ctx: Context, rel: str, fd: int, language: str | None) -> DiscoveredFile | str:
+    """fstat, size limit, one head read, then the content checks."""
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        return IS_DIR
+    if not stat.S_ISREG(info.st_mode):
+        return "unreadable"  # a FIFO, socket or device: nothing to index, maybe never EOF
+    if info.st_size > ctx.options.max_file_size:
+        return "too_large"
+    head = os.read(fd, HEAD_BYTES) if info.st_size else b""
+    if b"\0" in head:
+        return "binary"
+    language = language or detect_language(rel, head, ctx.options.extra_extensions)
+    if language is None:
+        return "unsupported"
+    if language in MINIFIABLE and looks_minified(head):
+        return "minified"
+    abs_path = Path(ctx.root_abs, rel)
+    return DiscoveredFile(rel, abs_path, language, info.st_size, info.st_mtime_ns)
+
+
+def inspect(ctx: Context, rel: str, is_link: bool | None = None) -> DiscoveredFile | str:
+    """Check one listed path. ``is_link`` is what the listing knew (None: unknown)."""
+    verdict, language = _name_verdict(ctx, rel)
+    if verdict is not None:
+        return verdict
+    fd = _open(ctx, os.path.join(ctx.root_abs, rel), is_link)
+    if isinstance(fd, str):
+        return fd
+    try:
+        return _read_checked(ctx, rel, fd, language)
+    except OSError:
+        return "unreadable"
+    finally:
+        os.close(fd)
+
+
+def normalise_rel(rel_path: str) -> str:
+    """'/'-separated, no leading './' or '/', as discovery reports paths."""
+    rel = rel_path.replace(os.sep, "/").strip("/")
+    while rel.startswith("./"):
+        rel = rel[2:]
+    return rel
+
+
+def check_file(
+    root: Path, rel_path: str, options: DiscoveryOptions = DEFAULT_OPTIONS
+) -> DiscoveredFile | str:
+    """Check ONE file as a walk would (not its ignore rules: see ``is_ignored_path``).
+
+    Used by incremental updates and the watcher. Returns the record, or the skip reason; a
+    directory is "unsupported" here since only files are indexed. Unlike the walk, which
+    vetted every directory on the way down, a lone path may pass through a symlinked
+    directory, so its resolved location is checked against the root first.
+    """
+    ctx = Context.create(root, options)
+    rel = normalise_rel(rel_path)
+    parent = os.path.dirname(os.path.join(ctx.root_abs, rel))
+    if not ctx.inside(os.path.realpath(parent)):
+        return "symlink_outside"
+    outcome = inspect(ctx, rel)
+    return "unsupported" if outcome == IS_DIR else outcome
