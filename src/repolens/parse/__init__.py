@@ -1,0 +1,20 @@
+"""Parse stage: source bytes -> symbols, references, imports and bindings of one file.
+
+``parse_source`` is a pure function over its arguments (grammars and queries are cached
+lazily per process, parsers per thread), so it can run in worker processes.
+"""
+
+from repolens.parse.extract import parse_source
+from repolens.parse.model import Binding, Import, ParsedFile, Reference, Symbol
+from repolens.parse.registry import grammar_status, graph_languages
+
+__all__ = [
+    "Binding",
+    "Import",
+    "ParsedFile",
+    "Reference",
+    "Symbol",
+    "grammar_status",
+    "graph_languages",
+    "parse_source",
+]

@@ -1,0 +1,206 @@
+"""The generic extraction engine: one query run per file, matches dispatched by role.
+
+Everything language-specific lives in the ``LanguageSpec``; this module only knows the
+role vocabulary documented in ``repolens.parse.spec``. The query runs in C and returns
+only the nodes we care about, so Python work is proportional to the number of
+definitions, calls and imports, not to the size of the tree.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node, QueryCursor
+
+from repolens.parse.defs import Captures, SymbolTable, build_symbols
+from repolens.parse.model import Binding, Import, ParsedFile, Reference
+from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
+from repolens.parse.spec import TYPE_KINDS, LanguageSpec
+from repolens.parse.text import node_text, one_line, simplify_expr, split_qualified, strip_generics
+from repolens.parse.types import type_refs
+
+
+def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
+    """Parse one file and extract its symbols, references, imports and bindings.
+
+    Never raises for bad input: a syntax error gives ``has_errors=True`` with whatever could
+    be extracted, an unknown language gives a ``ParsedFile`` whose ``error`` says why.
+    """
+    result = ParsedFile(path=path, language=language, line_count=_line_count(source))
+    grammar = get_grammar(language)
+    if grammar is None:
+        result.error = failure(language) or f"no grammar for {language}"
+        return result
+    tree = get_parser(grammar).parse(source)
+    result.has_errors = tree.root_node.has_error
+    try:
+        _extract(grammar, source, tree.root_node, result)
+    except RecursionError as exc:  # pathological nesting: keep what we have, say why
+        result.error = f"extraction stopped: {exc}"
+    return result
+
+
+def _line_count(source: bytes) -> int:
+    if not source:
+        return 0
+    return source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
+
+
+def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
+    roles = grammar.roles
+    defs: list[tuple[str, Captures]] = []
+    owners: list[Captures] = []
+    rest: list[tuple[str, Captures]] = []
+    for pattern, caps in QueryCursor(grammar.query).matches(root):
+        role = roles[pattern]
+        if role[:4] == "def.":
+            defs.append((role[4:], caps))
+        elif role == "owner":
+            owners.append(caps)
+        else:
+            rest.append((role, caps))
+    table = build_symbols(grammar.spec, src, defs, owners)
+    out.symbols = table.symbols
+    refs = table.references
+    engine = _Matches(grammar.spec, src, table, out, refs)
+    handlers = engine.handlers
+    for role, caps in rest:
+        handlers[role](role, caps)
+    refs.sort(key=lambda r: (r.line, r.col))
+    out.references = refs
+    engine.mark_exports()
+
+
+class _Matches:
+    """Turns non-definition matches into references, bindings, imports and exports."""
+
+    def __init__(
+        self,
+        spec: LanguageSpec,
+        src: bytes,
+        table: SymbolTable,
+        out: ParsedFile,
+        refs: list[Reference],
+    ) -> None:
+        self.spec = spec
+        self.src = src
+        self.table = table
+        self.out = out
+        self.refs = refs
+        # Patterns of one role must never match the same node twice: there is no dedup.
+        self.handlers = {
+            "call": self.call,
+            "new": self.call,
+            "ref": self.value_ref,
+            "bind": self.binding,
+            "type_of": self.type_of,
+            "import": self.imports,
+            "exports": self.exports,
+        }
+
+    def call(self, role: str, caps: Captures) -> None:
+        src = self.src
+        name_nodes = caps.get("name")
+        receiver: str | None = None
+        if name_nodes:
+            name_node = name_nodes[0]
+            name = src[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+            recv = caps.get("recv")
+            if recv:
+                receiver = simplify_expr(node_text(recv[0], src))
+        elif "qname" in caps:
+            name_node = caps["qname"][0]
+            text = strip_generics(simplify_expr(node_text(name_node, src)))
+            name, receiver = split_qualified(text, self.spec.separator)
+        else:
+            return
+        args = caps.get("args")
+        row, col = name_node.start_point
+        kind = "calls" if role == "call" else "instantiates"
+        source = self.table.enclosing(caps[role][0].start_byte)
+        count = args[0].named_child_count if args else -1
+        self.refs.append(Reference(kind, name, row + 1, col, receiver, source, count))
+
+    def type_of(self, role: str, caps: Captures) -> None:
+        node = caps[role][0]
+        source = self.table.enclosing(node.start_byte)
+        self.refs.extend(type_refs(self.spec, self.src, node, "type_of", source))
+
+    def exports(self, role: str, caps: Captures) -> None:
+        self.out.exports.extend(self.spec.exports(caps[role][0], self.src))
+
+    def value_ref(self, role: str, caps: Captures) -> None:
+        node = caps[role][0]
+        text = node_text(node, self.src)
+        if text in self.spec.skip_refs or not text.replace(".", "").replace("_", "").isalnum():
+            return
+        name, receiver = split_qualified(text, self.spec.separator)
+        row, col = node.start_point
+        source = self.table.enclosing(node.start_byte)
+        self.refs.append(Reference("references", name, row + 1, col, receiver, source))
+
+    def binding(self, role: str, caps: Captures) -> None:
+        node = caps[role][0]
+        spec = self.spec
+        name = one_line(node_text(caps["name"][0], self.src))
+        scope = self.table.enclosing(node.start_byte)
+        head = name.split(".", 1)[0]
+        if head != name:
+            if head not in spec.self_names:
+                return  # `obj.x = ...` says nothing about a scope we track
+            scope = self.table.enclosing_type(scope)
+        type_name, from_call = self._bound_type(caps, node)
+        if not type_name or type_name in spec.builtin_types:
+            return
+        line = node.start_point[0] + 1
+        bindings = self.out.bindings
+        bindings.append(Binding(scope, name, type_name, line, from_call))
+        if spec.self_prefix and head == name and self._is_type(scope):
+            bindings.append(
+                Binding(scope, f"{spec.self_prefix}.{name}", type_name, line, from_call)
+            )
+
+    def _bound_type(self, caps: Captures, node: Node) -> tuple[str, bool]:
+        """The type text a binding carries, and whether it is a callee's return type."""
+        if "bind.type" in caps:
+            type_node = caps["bind.type"][0]
+            source = self.table.enclosing(node.start_byte)
+            self.refs.extend(type_refs(self.spec, self.src, type_node, "type_of", source))
+            return self.spec.clean_type(one_line(node_text(type_node, self.src))), False
+        if "bind.call" in caps:
+            return simplify_expr(node_text(caps["bind.call"][0], self.src)), True
+        if "bind.new" in caps:
+            text = one_line(node_text(caps["bind.new"][0], self.src))
+            return strip_generics(self.spec.clean_type(text)), False
+        return "", False
+
+    def _is_type(self, scope: int | None) -> bool:
+        return scope is not None and self.out.symbols[scope].kind in TYPE_KINDS
+
+    def imports(self, role: str, caps: Captures) -> None:
+        node = caps[role][0]
+        line = node.start_point[0] + 1
+        source = self.table.enclosing(node.start_byte)
+        for item in self.spec.imports(node, self.src):
+            self.out.imports.append(
+                Import(
+                    module=item.module,
+                    line=line,
+                    name=item.name,
+                    alias=item.alias,
+                    level=item.level,
+                    is_wildcard=item.is_wildcard,
+                    is_reexport=item.is_reexport,
+                    source=source,
+                )
+            )
+
+    def mark_exports(self) -> None:
+        """Names in an explicit export list are exported whatever their spelling."""
+        if not self.out.exports:
+            return
+        listed = set(self.out.exports)
+        for sym in self.out.symbols:
+            if sym.parent is None and sym.name in listed:
+                sym.is_exported = True
+        for imp in self.out.imports:
+            if imp.local_name in listed:
+                imp.is_reexport = True

@@ -1,0 +1,9 @@
+"""Language specs, one module per grammar; imported lazily by the registry.
+
+Adding a language = adding a module here that defines ``SPEC`` (a ``LanguageSpec``) and
+listing it below with its language id (the id ``repolens.discover`` assigns).
+"""
+
+SPEC_MODULES: dict[str, str] = {
+    "python": "repolens.parse.languages.python",
+}

@@ -1,0 +1,244 @@
+"""Python: definitions, calls, imports, ``__all__`` and typed names.
+
+Conventions decided here:
+- A function is a ``method`` inside a class, ``constructor`` when named ``__init__``,
+  ``property`` when decorated ``@property``/``@x.setter``/``@cached_property``, and a
+  ``test`` when named ``test*`` at module level or inside a ``Test*`` class.
+- A class is an ``enum`` when a base is ``Enum``-like (its fields become ``enum_member``)
+  and a ``protocol`` when a base is ``Protocol``.
+- Module-level assignments are ``variable`` (``constant`` when UPPER_CASE, ``type_alias``
+  when annotated ``TypeAlias``); class-level ones are ``field``. Assignments inside
+  ``if``/``try`` blocks at module level are not symbols.
+- A leading underscore (not a dunder) makes a name ``private`` and not exported.
+- ``X()`` is a ``calls`` reference; the resolver turns it into ``instantiates`` when X is a
+  class. ``self.x = X()`` binds ``self.x`` in the class scope with ``from_call=True``.
+- Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from tree_sitter import Node
+
+from repolens.parse.model import Symbol
+from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
+from repolens.parse.text import DOC_MAX, cap, node_text, preceding_comments
+
+QUERY = r"""
+(class_definition name: (identifier) @name) @def.class
+(function_definition name: (identifier) @name return_type: (type)? @returns) @def.function
+(module (expression_statement (assignment left: (identifier) @name) @def.variable))
+(module (type_alias_statement left: (type (identifier) @name)) @def.type_alias)
+(class_definition body: (block (expression_statement
+  (assignment left: (identifier) @name) @def.field)))
+
+(call function: (identifier) @name arguments: (_) @args) @call
+(call function: (attribute object: (_) @recv attribute: (identifier) @name)
+  arguments: (_) @args) @call
+
+(call arguments: (argument_list [(identifier) (attribute)] @ref))
+(keyword_argument value: [(identifier) (attribute)] @ref)
+(pair value: [(identifier) (attribute)] @ref)
+
+(assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
+(assignment !type left: [(identifier) (attribute)] @name
+  right: (call function: [(identifier) (attribute)] @bind.call)) @bind
+(typed_parameter . (identifier) @name type: (type) @bind.type) @bind
+(typed_default_parameter name: (identifier) @name type: (type) @bind.type) @bind
+
+(import_statement) @import
+(import_from_statement) @import
+(module (expression_statement (assignment left: (identifier) right: [(list) (tuple)]) @exports))
+(module (expression_statement
+  (augmented_assignment left: (identifier) right: [(list) (tuple)]) @exports))
+"""
+
+_ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
+_PROPERTY = frozenset({"property", "cached_property", "functools.cached_property"})
+_STATIC = frozenset({"staticmethod", "classmethod"})
+
+
+def _refine(sym: Symbol, ctx: DefContext) -> None:
+    parent = ctx.parent
+    name = sym.name
+    if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+        sym.visibility = "private"
+        sym.is_exported = False
+    if sym.kind == "function":
+        _refine_function(sym, ctx)
+    elif sym.kind == "class":
+        heads = {b.split("[", 1)[0].rsplit(".", 1)[-1] for b in _base_texts(ctx.node, ctx.src)}
+        if heads & _ENUM_BASES:
+            sym.kind = "enum"
+        elif "Protocol" in heads:
+            sym.kind = "protocol"
+    elif sym.kind == "variable":
+        annotation = ctx.node.child_by_field_name("type")
+        if annotation is not None and node_text(annotation, ctx.src).endswith("TypeAlias"):
+            sym.kind = "type_alias"
+        elif name.isupper():
+            sym.kind = "constant"
+    elif sym.kind == "field" and parent is not None and parent.kind == "enum":
+        sym.kind = "enum_member"
+
+
+def _refine_function(sym: Symbol, ctx: DefContext) -> None:
+    parent = ctx.parent
+    first = ctx.node.child(0)
+    sym.is_async = first is not None and first.type == "async"
+    decorators = set(sym.decorators)
+    sym.is_static = bool(decorators & _STATIC)
+    in_class = parent is not None and parent.kind in TYPE_KINDS
+    if sym.name.startswith("test") and (
+        parent is None or (in_class and parent.name.startswith("Test"))
+    ):
+        sym.kind = "test"
+    elif not in_class:
+        return
+    elif sym.name == "__init__":
+        sym.kind = "constructor"
+    elif decorators & _PROPERTY or any(
+        d.endswith((".setter", ".getter", ".deleter")) for d in decorators
+    ):
+        sym.kind = "property"
+    else:
+        sym.kind = "method"
+
+
+def _base_texts(node: Node, src: bytes) -> list[str]:
+    return [node_text(base, src) for _, base in _heritage(node)]
+
+
+def _heritage(node: Node) -> list[tuple[str, Node]]:
+    bases = node.child_by_field_name("superclasses")
+    if bases is None:
+        return []
+    return [
+        ("extends", child)
+        for child in bases.named_children
+        if child.type not in ("keyword_argument", "comment", "list_splat", "dictionary_splat")
+    ]
+
+
+def _decorators(node: Node) -> list[Node]:
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return []
+    return [
+        d.named_children[0] for d in parent.children if d.type == "decorator" and d.named_children
+    ]
+
+
+def _docstring(node: Node, src: bytes) -> str:
+    """The body's leading string for functions and classes; comments above assignments."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        anchor = node.parent if node.parent is not None else node
+        return preceding_comments(anchor, src, frozenset({"comment"}), frozenset())
+    first = body.named_child(0)
+    if first is None or first.type != "expression_statement":
+        return ""
+    string = first.named_child(0)
+    if string is None or string.type != "string":
+        return ""
+    parts = [node_text(c, src) for c in string.named_children if c.type == "string_content"]
+    return cap(inspect.cleandoc("".join(parts)), DOC_MAX)
+
+
+def _imports(node: Node, src: bytes) -> list[ImportSpec]:
+    if node.type == "import_statement":
+        return [
+            _aliased(name, src, ImportSpec(module=""))
+            for name in node.children_by_field_name("name")
+        ]
+    module_node = node.child_by_field_name("module_name")
+    if module_node is None:
+        return []
+    level = 0
+    module = node_text(module_node, src)
+    if module_node.type == "relative_import":
+        prefix = module_node.named_child(0)
+        level = node_text(prefix, src).count(".") if prefix is not None else 0
+        module = module.lstrip(".")
+    if any(child.type == "wildcard_import" for child in node.children):
+        return [ImportSpec(module=module, level=level, is_wildcard=True)]
+    return [
+        _aliased(name, src, ImportSpec(module=module, level=level), member=True)
+        for name in node.children_by_field_name("name")
+    ]
+
+
+def _aliased(node: Node, src: bytes, spec: ImportSpec, member: bool = False) -> ImportSpec:
+    """Fill name/alias from ``a.b`` or ``a.b as c`` (the module itself for plain imports)."""
+    target = node.child_by_field_name("name") if node.type == "aliased_import" else node
+    alias = node.child_by_field_name("alias") if node.type == "aliased_import" else None
+    text = node_text(target, src) if target is not None else ""
+    if member:
+        spec.name = text
+    else:
+        spec.module = text
+    spec.alias = node_text(alias, src) if alias is not None else None
+    return spec
+
+
+def _exports(node: Node, src: bytes) -> list[str]:
+    left = node.child_by_field_name("left")
+    right = node.child_by_field_name("right")
+    if left is None or right is None or node_text(left, src) != "__all__":
+        return []
+    names: list[str] = []
+    for item in right.named_children:
+        if item.type == "string":
+            names.extend(
+                node_text(c, src) for c in item.named_children if c.type == "string_content"
+            )
+    return names
+
+
+def _clean_type(text: str) -> str:
+    """``Optional[Repo]``, ``Repo | None`` and ``"Repo"`` all mean ``Repo`` for a receiver."""
+    text = text.strip().strip("'\"")
+    if text.startswith("Optional[") and text.endswith("]"):
+        text = text[len("Optional[") : -1]
+    if "|" in text and "[" not in text:
+        parts = [p.strip() for p in text.split("|") if p.strip() != "None"]
+        if len(parts) == 1:
+            text = parts[0]
+    return text
+
+
+_BUILTIN_TYPES = frozenset(
+    {
+        "int", "str", "float", "bool", "bytes", "None", "object", "list", "dict", "set",
+        "tuple", "frozenset", "type", "complex", "bytearray", "memoryview", "range",
+        "Any", "Optional", "Union", "List", "Dict", "Set", "Tuple", "FrozenSet", "Type",
+        "Callable", "Iterable", "Iterator", "Sequence", "Mapping", "Generator", "Awaitable",
+        "Coroutine", "Literal", "TypeVar", "Self", "ClassVar", "Final", "Annotated",
+        "TypeAlias", "AsyncIterator", "AsyncGenerator", "MutableMapping", "MutableSequence",
+        "Collection", "Container", "Hashable", "NoReturn", "Never", "Generic", "Protocol",
+        "AbstractSet", "MutableSet", "DefaultDict", "OrderedDict", "Counter", "Deque",
+    }
+)  # fmt: skip
+
+SPEC = LanguageSpec(
+    language="python",
+    grammar_module="tree_sitter_python",
+    query=QUERY,
+    refine=_refine,
+    imports=_imports,
+    docstring=_docstring,
+    decorators=_decorators,
+    heritage=_heritage,
+    exports=_exports,
+    clean_type=_clean_type,
+    wrapper_types=frozenset({"decorated_definition"}),
+    name_types=frozenset({"identifier"}),
+    qualified_types=frozenset({"attribute"}),
+    string_types=frozenset({"string"}),
+    opaque_generics=frozenset({"Literal"}),
+    builtin_types=_BUILTIN_TYPES,
+    self_names=frozenset({"self", "cls"}),
+    self_prefix="self",
+    skip_refs=frozenset({"self", "cls"}),
+)

@@ -1,0 +1,127 @@
+"""The declarative description of one language: what ``extract.py`` needs to know.
+
+A language is data, not a subclass: one tree-sitter query whose patterns are tagged with
+*role* captures, plus a few small hooks for what a query cannot say (docstrings, modifiers,
+import shapes). The generic engine runs the query once per file in C and turns each match
+into records according to its role.
+
+Role captures (exactly one per pattern; the engine dispatches on it):
+
+``@def.<kind>``  a definition node; sub-captures ``@name`` (required), ``@owner`` (a type
+                 the definition belongs to although it is not nested in it, e.g. a Go
+                 receiver), ``@returns`` (return type node).
+``@owner``       a block whose members belong to a named type (Rust ``impl``); sub-captures
+                 ``@owner.type`` and optional ``@owner.trait``. Not a symbol itself.
+``@call``        a call; ``@name`` (callee's last segment) or ``@qname`` (a qualified callee
+                 to split), optional ``@recv`` (callee object) and ``@args``.
+``@new``         an instantiation; same sub-captures as ``@call``.
+``@ref``         a bare identifier or attribute chain used as a value (callbacks).
+``@bind``        a typed name; ``@name`` plus one of ``@bind.type`` (annotation, also emits
+                 ``type_of`` references), ``@bind.call`` (callee whose return type is meant)
+                 or ``@bind.new`` (instantiated type).
+``@type_of``     a type annotation that is not a binding (emits ``type_of`` references).
+``@import``      an import statement, handed to ``LanguageSpec.imports``.
+``@exports``     an explicit export list (``__all__``, ``export {a}``), handed to
+                 ``LanguageSpec.exports``; listed top-level symbols become exported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from repolens.parse.model import Symbol
+
+SCOPE_KINDS = frozenset(
+    {
+        "module", "namespace", "class", "struct", "interface", "trait", "protocol", "enum",
+        "function", "method", "constructor", "property", "test", "component",
+    }
+)  # fmt: skip
+"""Kinds that can be the ``source`` of a reference or the ``scope`` of a binding."""
+
+TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum", "type_alias"})
+"""Kinds a method can be attached to by an ``@owner`` capture."""
+
+FUNCTION_KINDS = frozenset({"function", "method", "constructor", "property", "test"})
+"""Kinds whose locals are never exported."""
+
+
+@dataclass(slots=True)
+class ImportSpec:
+    """What an import hook reports; the engine adds the line and the enclosing scope."""
+
+    module: str
+    name: str | None = None
+    alias: str | None = None
+    level: int = 0
+    is_wildcard: bool = False
+    is_reexport: bool = False
+
+
+@dataclass(slots=True)
+class DefContext:
+    """What a ``refine`` hook may look at besides the node itself."""
+
+    node: Node
+    src: bytes
+    parent: Symbol | None
+    owner: str | None  # type name from an ``@owner`` capture, if any
+    owner_trait: str | None  # trait of an enclosing ``impl Trait for Type`` block
+
+
+RefineHook = Callable[[Symbol, DefContext], None]
+DocHook = Callable[[Node, bytes], str]
+NodesHook = Callable[[Node], list[Node]]
+HeritageHook = Callable[[Node], list[tuple[str, Node]]]
+ImportHook = Callable[[Node, bytes], list[ImportSpec]]
+ExportHook = Callable[[Node, bytes], list[str]]
+TextHook = Callable[[str], str]
+
+
+def _no_nodes(node: Node) -> list[Node]:
+    return []
+
+
+def _no_heritage(node: Node) -> list[tuple[str, Node]]:
+    return []
+
+
+def _no_exports(node: Node, src: bytes) -> list[str]:
+    return []
+
+
+def _same(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    """Everything language-specific the generic engine needs."""
+
+    language: str
+    grammar_module: str  # importable module of the official grammar wheel
+    query: str
+    refine: RefineHook
+    imports: ImportHook
+    grammar_function: str = "language"  # function of that module returning the grammar
+    docstring: DocHook | None = None  # None: the comment block right above the definition
+    decorators: NodesHook = _no_nodes  # decorator/annotation expressions, without '@'
+    heritage: HeritageHook = _no_heritage  # ("extends" | "implements", type node)
+    exports: ExportHook = _no_exports
+    clean_type: TextHook = _same  # normalise a binding's type text (strip *, &, Optional…)
+    body_fields: tuple[str, ...] = ("body",)  # where a definition's header ends
+    wrapper_types: frozenset[str] = frozenset()  # parents whose range a symbol takes over
+    comment_types: frozenset[str] = frozenset({"comment"})
+    skip_before_doc: frozenset[str] = frozenset()  # siblings between a doc comment and a def
+    name_types: frozenset[str] = frozenset({"identifier", "type_identifier"})
+    qualified_types: frozenset[str] = frozenset()  # dotted/scoped names in types
+    string_types: frozenset[str] = frozenset()  # strings holding type names (Python)
+    opaque_generics: frozenset[str] = frozenset()  # generics whose arguments are not types
+    builtin_types: frozenset[str] = frozenset()  # type names never worth a reference
+    self_names: frozenset[str] = frozenset()  # `self`, `this`: their attributes are fields
+    self_prefix: str = ""  # a field `x` is also bound as `<self_prefix>.x` when set
+    skip_refs: frozenset[str] = frozenset()  # values never worth a `references` entry
+    separator: str = "."  # between a receiver and a name in qualified text

@@ -1,0 +1,125 @@
+"""Turning node text into the short strings records carry (names, receivers, signatures).
+
+Everything works on the file's bytes and decodes with ``errors="replace"`` so that a file
+in a legacy encoding still yields records instead of an exception.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+_SIMPLE = re.compile(r"[\w.$:]+")
+_SPACE = re.compile(r"\s+")
+_BRACKETS = {"(": ")", "[": "]"}
+_CLOSERS = frozenset(")]")
+_QUOTES = frozenset("\"'`")
+RECEIVER_MAX = 80
+SIGNATURE_MAX = 240
+DOC_MAX = 500
+
+
+def node_text(node: Node, src: bytes) -> str:
+    """The node's source text, decoded leniently."""
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def one_line(text: str) -> str:
+    """Collapse all whitespace runs (newlines included) to single spaces."""
+    if "\n" not in text and "  " not in text and "\t" not in text:
+        return text.strip()
+    return _SPACE.sub(" ", text).strip()
+
+
+def cap(text: str, limit: int) -> str:
+    """Cut ``text`` to ``limit`` characters, marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def simplify_expr(text: str) -> str:
+    """Render a callee object the way a resolver can use it.
+
+    Argument lists and subscripts are emptied (``a.b(x).c[i]`` -> ``a.b().c[]``) and
+    whitespace dropped, so chained calls read as ``a.b()``; this is a string scan rather
+    than a tree walk because receivers are short and usually already simple.
+    """
+    if _SIMPLE.fullmatch(text):
+        return text
+    out: list[str] = []
+    depth = 0
+    quote = ""
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+            if depth == 0:
+                out.append(ch)
+            continue
+        if ch in _QUOTES:
+            quote = ch
+            if depth == 0:
+                out.append(ch)
+        elif ch in _BRACKETS:
+            if depth == 0:
+                out.append(ch)
+            depth += 1
+        elif ch in _CLOSERS:
+            depth = max(depth - 1, 0)
+            if depth == 0:
+                out.append(ch)
+        elif depth == 0 and not ch.isspace():
+            out.append(ch)
+    return cap("".join(out), RECEIVER_MAX)
+
+
+def split_qualified(text: str, separator: str) -> tuple[str, str | None]:
+    """``a.b.C`` -> (``C``, ``a.b``); a bare name has no receiver."""
+    head, sep, last = text.rpartition(separator)
+    if not sep:
+        return text, None
+    return last, head or None
+
+
+def strip_generics(text: str) -> str:
+    """Drop generic arguments: ``Repo<T>`` / ``List[Repo]`` / ``Foo::<T>`` -> base name."""
+    for opener in ("<", "["):
+        cut = text.find(opener)
+        if cut > 0:
+            text = text[:cut]
+    return text.removesuffix("::")
+
+
+def clean_comment(text: str) -> str:
+    """Strip comment markers from one comment token (``//``, ``///``, ``/** */``, ``#``)."""
+    text = text.strip()
+    if text.startswith("/*"):
+        text = text[2:].removesuffix("*/")
+        lines = [line.strip().removeprefix("*").strip() for line in text.splitlines()]
+        return "\n".join(lines).strip("*\n ")
+    lines = []
+    for line in text.splitlines():
+        line = line.strip().lstrip("/#!").strip()
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def preceding_comments(
+    anchor: Node, src: bytes, comment_types: frozenset[str], skip: frozenset[str]
+) -> str:
+    """The contiguous block of whole-line comments right above ``anchor``."""
+    prev = anchor.prev_sibling
+    row = anchor.start_point[0]
+    while prev is not None and prev.type in skip:
+        row = prev.start_point[0]
+        prev = prev.prev_sibling
+    parts: list[str] = []
+    while prev is not None and prev.type in comment_types and prev.end_point[0] >= row - 1:
+        before = prev.prev_sibling
+        if before is not None and before.end_point[0] == prev.start_point[0]:
+            break  # a trailing comment of the previous statement
+        parts.append(clean_comment(node_text(prev, src)))
+        row = prev.start_point[0]
+        prev = before
+    parts.reverse()
+    return cap("\n".join(p for p in parts if p).strip(), DOC_MAX)
