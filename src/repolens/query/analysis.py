@@ -181,51 +181,54 @@ def graph_stats(conn: sqlite3.Connection, *, top: int = 10) -> dict[str, Any]:
     references left unresolved, and why), and the most connected symbols."""
     symbols = dict(conn.execute("SELECT kind, count(*) FROM symbols GROUP BY kind ORDER BY kind"))
     edges = dict(conn.execute("SELECT kind, count(*) FROM edges GROUP BY kind ORDER BY kind"))
+    languages, reasons = _language_stats(conn)
     return {
-        "files": conn.execute("SELECT count(*) FROM files").fetchone()[0],
+        "files": sum(entry["files"] for entry in languages.values()),
         "symbols": symbols,
         "edges": edges,
-        "languages": _language_stats(conn),
-        "unresolved_reasons": _unresolved_reasons(conn),
+        "languages": languages,
+        "unresolved_reasons": reasons,
         "most_connected": _most_connected(conn, top),
     }
 
 
-def _language_stats(conn: sqlite3.Connection) -> dict[str, dict[str, Any]]:
-    """Per language; ``edges`` excludes structural ``contains`` edges so it counts what
-    resolution produced."""
-    out: dict[str, dict[str, Any]] = {}
-    queries = {
-        "files": "SELECT language, count(*) FROM files GROUP BY language",
-        "symbols": "SELECT f.language, count(*) FROM symbols s JOIN files f ON f.id = s.file_id"
-        " WHERE s.kind != 'file' GROUP BY f.language",
-        "edges": "SELECT f.language, count(*) FROM edges e JOIN files f ON f.id = e.file_id"
-        " WHERE e.kind != 'contains' GROUP BY f.language",
-        "refs": "SELECT f.language, count(*) FROM refs r JOIN files f ON f.id = r.file_id"
-        " GROUP BY f.language",
-        "unresolved": "SELECT f.language, count(*) FROM refs r JOIN files f ON f.id = r.file_id"
-        " WHERE r.resolved = 0 GROUP BY f.language",
+def _language_stats(
+    conn: sqlite3.Connection,
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, int]]]:
+    """Per language counts and unresolved reasons. Each table is scanned once, grouped by
+    file (joins per row cost seconds on large indexes); ``edges`` leaves out structural
+    ``contains`` edges so it counts what resolution produced."""
+    language = {int(i): str(lang) for i, lang in conn.execute("SELECT id, language FROM files")}
+    stats: dict[str, dict[str, Any]] = {}
+    reasons: dict[str, dict[str, int]] = {}
+
+    def entry(file_id: int) -> dict[str, Any]:
+        keys = ("files", "symbols", "edges", "refs", "unresolved")
+        return stats.setdefault(language.get(file_id, "?"), dict.fromkeys(keys, 0))
+
+    for file_id in language:
+        entry(file_id)["files"] += 1
+    counts = {
+        "symbols": "SELECT file_id, count(*) FROM symbols WHERE kind != 'file' GROUP BY file_id",
+        "edges": "SELECT file_id, count(*) FROM edges WHERE kind != 'contains' GROUP BY file_id",
+        "refs": "SELECT file_id, count(*) FROM refs GROUP BY file_id",
     }
-    for key, sql in queries.items():
-        for language, count in conn.execute(sql):
-            entry = out.setdefault(str(language), dict.fromkeys(queries, 0))
-            entry[key] = int(count)
-    for entry in out.values():
-        entry["unresolved_share"] = (
-            round(entry["unresolved"] / entry["refs"], 3) if entry["refs"] else 0.0
-        )
-    return dict(sorted(out.items()))
-
-
-def _unresolved_reasons(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
+    for key, sql in counts.items():
+        for file_id, count in conn.execute(sql):
+            entry(int(file_id))[key] += int(count)
     rows = conn.execute(
-        "SELECT f.language, r.reason, count(*) FROM refs r JOIN files f ON f.id = r.file_id"
-        " WHERE r.resolved = 0 GROUP BY f.language, r.reason ORDER BY f.language, r.reason"
+        "SELECT file_id, reason, count(*) FROM refs WHERE resolved = 0 GROUP BY file_id, reason"
     )
-    for language, reason, count in rows:
-        out.setdefault(str(language), {})[str(reason or "unknown")] = int(count)
-    return out
+    for file_id, reason, count in rows:
+        entry(int(file_id))["unresolved"] += int(count)
+        per = reasons.setdefault(language.get(int(file_id), "?"), {})
+        per[str(reason or "unknown")] = per.get(str(reason or "unknown"), 0) + int(count)
+    for item in stats.values():
+        item["unresolved_share"] = (
+            round(item["unresolved"] / item["refs"], 3) if item["refs"] else 0.0
+        )
+    ordered = {k: dict(sorted(v.items())) for k, v in sorted(reasons.items())}
+    return dict(sorted(stats.items())), ordered
 
 
 def _most_connected(conn: sqlite3.Connection, top: int) -> list[dict[str, Any]]:
@@ -359,6 +362,13 @@ class _DeadCodeContext:
         return seen
 
 
+def _is_local(ctx: _DeadCodeContext, row: sqlite3.Row) -> bool:
+    """Defined inside a function: a closure is used by being returned or passed, which
+    parsers rarely record as a reference; linters judge local code better than a graph."""
+    parent = ctx.rows.get(int(row[9])) if row[9] is not None else None
+    return parent is not None and str(parent[3]) in ("function", "method", "constructor")
+
+
 def _is_entry_point(row: sqlite3.Row) -> bool:
     name, path = str(row[1]), str(row[7])
     return (
@@ -422,8 +432,9 @@ def dead_code_report(
     limit: int = 200,
 ) -> DeadCodeReport:
     """Functions, methods and classes that no edge reaches, minus entry points (``main``,
-    ``__main__``, tests, dunders), symbols registered by decorators, overrides and interface
-    implementations, and public API (``__all__``, index-file exports, ``pub`` in ``lib.rs``).
+    ``__main__``, tests, dunders), symbols registered by decorators, functions local to
+    another function, overrides and interface implementations, and public API
+    (``__all__``, index-file exports, ``pub`` in ``lib.rs``).
     Only direct use is checked: code used only by other dead code is not reported."""
     ctx = _DeadCodeContext(conn)
     dead: list[SymbolRef] = []
@@ -431,7 +442,9 @@ def dead_code_report(
     for row in sorted(ctx.rows.values(), key=lambda r: (str(r[7]), int(r[4]))):
         if str(row[3]) not in kinds or int(row[0]) in ctx.used:
             continue
-        if _is_entry_point(row) or _registered(row) or _overrides(ctx, row) or _is_api(ctx, row):
+        if _is_entry_point(row) or _registered(row) or _is_local(ctx, row):
+            continue
+        if _overrides(ctx, row) or _is_api(ctx, row):
             continue
         target = possibly if str(row[1]) in ctx.unresolved_names else dead
         target.append(row_to_ref(tuple(row)[:9]))

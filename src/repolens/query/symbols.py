@@ -31,6 +31,7 @@ _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$|_test\.[a-z]+$|"
     r"\.(test|spec)\.[a-z]+$|(^|/)conftest\.py$|Tests?\.(java|kt|cs)$"
 )
+_VENDORED_PATH = re.compile(r"(^|/)(_?vendor(ed)?|third_party|node_modules|site-packages)/")
 _PATH_QUERY = re.compile(r"^(?P<path>[^:]*[/.][^:]*):(?P<rest>[^:].*)$")
 MAX_SUGGESTIONS = 10
 
@@ -121,11 +122,12 @@ def symbols_by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Sy
     return found
 
 
-def rank_key(ref: SymbolRef) -> tuple[int, int, str, int]:
-    """Order candidates so the likely intended one comes first: non-test code, then real
-    definitions before variables and fields, then by place."""
+def rank_key(ref: SymbolRef) -> tuple[int, int, int, str, int]:
+    """Order candidates so the likely intended one comes first: own non-test code, then
+    real definitions before variables and fields, then by place."""
     return (
         int(is_test_path(ref.file)),
+        int(bool(_VENDORED_PATH.search(ref.file))),
         0 if ref.kind in _DEFINITION_KINDS else 1,
         ref.file,
         ref.line,
@@ -208,6 +210,9 @@ def _exact_matches(conn: sqlite3.Connection, text: str) -> list[SymbolRef]:
         for ref in map(row_to_ref, rows)
         if text in (ref.qualified_name, ref.full_name) or ref.full_name.endswith(suffix)
     ]
+    if "." in text:  # a complete dotted name beats longer names that merely end with it
+        exact = [ref for ref in found if text in (ref.full_name, ref.qualified_name)]
+        found = exact or found
     file_rows = conn.execute(
         f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM}"
         " WHERE s.kind = ? AND (f.module = ? OR f.path = ?)",
@@ -284,16 +289,17 @@ def suggest(
     for name in _candidate_names(conn, last):
         if name not in names:
             names.append(name)
-    refs: list[SymbolRef] = []
+    refs: dict[str, SymbolRef] = {}  # one per full name: overloads add nothing to try
     for name in names:
         rows = conn.execute(
             f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE s.name = ? AND s.kind != ?",
             (name, FILE_KIND),
         ).fetchall()
-        refs.extend(sorted(_narrow([row_to_ref(r) for r in rows], paths, kind), key=rank_key))
+        for ref in sorted(_narrow([row_to_ref(r) for r in rows], paths, kind), key=rank_key):
+            refs.setdefault(ref.full_name, ref)
         if len(refs) >= limit:
             break
-    return refs[:limit]
+    return list(refs.values())[:limit]
 
 
 def _candidate_names(conn: sqlite3.Connection, last: str) -> Iterable[str]:
@@ -310,10 +316,17 @@ def _candidate_names(conn: sqlite3.Connection, last: str) -> Iterable[str]:
     if len(last) >= 3:
         like = _escape_like(last) + "%"
         yield from names(base + "name LIKE ? ESCAPE '\\' ORDER BY length(name) LIMIT 10", like)
+    # difflib costs ~20 µs a name: compare only names of similar length and first letter.
     low, high = max(1, int(len(last) * 0.6)), int(len(last) * 1.5) + 1
-    pool = names(base + "length(name) BETWEEN ? AND ?", low, high)
+    pool = names(
+        base + "length(name) BETWEEN ? AND ? AND substr(name, 1, 1) = ? COLLATE NOCASE",
+        low, high, last[:1],
+    )  # fmt: skip
     yield from difflib.get_close_matches(last, pool, n=MAX_SUGGESTIONS, cutoff=0.7)
-    yield from _word_overlap(last, pool)
+    words = sorted(split_words(last), key=len)
+    if len(words) >= 2 and len(words[-1]) >= 3:
+        like = "%" + _escape_like(words[-1]) + "%"
+        yield from _word_overlap(last, names(base + "name LIKE ? ESCAPE '\\' LIMIT 5000", like))
 
 
 def split_words(name: str) -> list[str]:

@@ -1,0 +1,548 @@
+"""Graph commands: ``callers``, ``callees``, ``impact``, ``path``, ``deps``, ``cycles``,
+``deadcode``, ``symbols``, ``graph-stats``.
+
+Human output is one ``path:line`` row per fact, nearest first, and ends by saying what was
+left out and how to see it. With ``--json`` one object is printed; symbols appear as
+``{"name", "qualified_name", "kind", "file", "line"}`` where ``qualified_name`` is the full
+dotted name (module + local name) when the module is known, else the local name.
+A symbol that cannot be named exactly is exit 1 with ``{"error", "candidates"}``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from repolens.cli.common import (
+    console,
+    emit,
+    fail,
+    json_option,
+    load_project,
+    open_index,
+    project_option,
+)
+from repolens.query.graph import (
+    EdgeHit,
+    FileLookupError,
+    SymbolLookupError,
+    SymbolRef,
+    call_path,
+    callees,
+    callers,
+    cycle_links,
+    dead_code_report,
+    file_deps,
+    find_symbol,
+    graph_stats,
+    impact,
+    import_cycles,
+    possible_callers,
+    search_symbols,
+    unresolved_calls,
+)
+
+DEFAULT_LIMIT = 100
+
+
+def symbol_json(ref: SymbolRef) -> dict[str, Any]:
+    return {
+        "name": ref.name,
+        "qualified_name": ref.full_name,
+        "kind": ref.kind,
+        "file": ref.file,
+        "line": ref.line,
+    }
+
+
+def _row(ref: SymbolRef) -> str:
+    return f"{ref.file}:{ref.line}  {ref.full_name} ({ref.kind})"
+
+
+def _print(text: str = "", *, style: str | None = None) -> None:
+    console.print(text, markup=False, highlight=False, style=style)
+
+
+@contextmanager
+def _index(project_path: Path | None, as_json: bool) -> Iterator[sqlite3.Connection]:
+    project = load_project(project_path, as_json)
+    with open_index(project, as_json) as conn:
+        yield conn
+
+
+def _lookup(
+    conn: sqlite3.Connection, query: str, file: str | None, kind: str | None, as_json: bool
+) -> SymbolRef:
+    try:
+        return find_symbol(conn, query, file=file, kind=kind)
+    except SymbolLookupError as exc:
+        _fail_candidates(
+            exc.message,
+            [symbol_json(c) for c in exc.candidates],
+            [_row(c) for c in exc.candidates],
+            as_json,
+        )
+
+
+def _fail_candidates(
+    message: str, candidates: list[Any], rows: list[str], as_json: bool
+) -> NoReturn:
+    if not as_json and rows:
+        message += "\n" + "\n".join(f"  {row}" for row in rows)
+    fail(message, as_json, candidates=candidates)
+
+
+def _more(shown: int, total: int | None, hint: str) -> None:
+    """Say what was left out and how to get it (principle 6)."""
+    if total is None:
+        _print(f"… more not shown; {hint}", style="dim")
+    elif total > shown:
+        _print(f"… {total - shown} more not shown; {hint}", style="dim")
+
+
+def symbol_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--kind", default=None, help="Only symbols of this kind.")(func)
+    func = click.option("--file", "file", default=None, help="Only symbols in this file.")(func)
+    return func
+
+
+def limit_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--limit",
+        type=click.IntRange(min=1),
+        default=DEFAULT_LIMIT,
+        show_default=True,
+        help="Most results to show.",
+    )(func)
+
+
+def _hit_json(hit: EdgeHit, *, callee: bool) -> dict[str, Any]:
+    data = symbol_json(hit.symbol)
+    if callee:
+        data["call_line"] = hit.line
+    else:
+        data["line"] = hit.line
+    data.update(edge_kind=hit.edge_kind, confidence=hit.confidence, provenance=hit.provenance)
+    return data
+
+
+def _sure(hit: EdgeHit) -> str:
+    return "" if hit.confidence >= 0.9 else f"  [~{hit.confidence:.2f} {hit.provenance}]"
+
+
+def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
+    """``callers`` and ``callees``: same shape, opposite direction."""
+
+    @click.command(name, help=help_text)
+    @click.argument("symbol")
+    @symbol_options
+    @limit_option
+    @project_option
+    @json_option
+    def command(
+        symbol: str,
+        file: str | None,
+        kind: str | None,
+        limit: int,
+        project_path: Path | None,
+        as_json: bool,
+    ) -> None:
+        with _index(project_path, as_json) as conn:
+            ref = _lookup(conn, symbol, file, kind, as_json)
+            query = callees if callee else callers
+            hits = query(conn, ref, limit=limit + 1)
+            unknown = unresolved_calls(conn, ref) if callee else possible_callers(conn, ref)
+        data = {
+            "symbol": symbol_json(ref),
+            "results": [_hit_json(h, callee=callee) for h in hits[:limit]],
+            "truncated": len(hits) > limit,
+            "unresolved": unknown,
+        }
+
+        def render() -> None:
+            _print(f"{name} of {ref.full_name} ({ref.kind}) {ref.location}", style="bold")
+            for hit in hits[:limit]:
+                _print(_edge_row(hit, callee=callee))
+            if len(hits) > limit:
+                _more(limit, None, f"use --limit {limit * 2}")
+            if callee:
+                _print_unresolved_callees(bool(hits), unknown)
+            else:
+                _print_unknown_callers(ref, bool(hits), unknown)
+
+        emit(data, as_json, render)
+
+    return command
+
+
+def _edge_row(hit: EdgeHit, *, callee: bool) -> str:
+    if callee:
+        where = f"{hit.symbol.location}  {hit.symbol.full_name}  {hit.edge_kind} at line {hit.line}"
+    else:
+        where = f"{hit.file}:{hit.line}  {hit.symbol.full_name}  {hit.edge_kind}"
+    return f"  {where}{_sure(hit)}"
+
+
+def _print_unknown_callers(ref: SymbolRef, any_known: bool, maybe: list[dict[str, Any]]) -> None:
+    """Principle 3: "no callers" only when no unresolved reference could be one."""
+    if not any_known and not maybe:
+        _print("  no callers found in the index")
+    if maybe:
+        head = "callers unknown: " if not any_known else "also possible: "
+        _print(f"  {head}{len(maybe)} unresolved reference(s) named '{ref.name}' may reach it:")
+        for item in maybe[:10]:
+            receiver = f"{item['receiver']}." if item["receiver"] else ""
+            where = f"  in {item['source']}" if item.get("source") else ""
+            _print(
+                f"    {item['file']}:{item['line']}  {receiver}{item['name']}{where}", style="dim"
+            )
+
+
+def _print_unresolved_callees(any_known: bool, unknown: list[dict[str, Any]]) -> None:
+    if not any_known:
+        _print("  no resolved callees")
+    ours = [u for u in unknown if u["reason"] not in ("builtin", "external")]
+    if ours:
+        _print(f"  {len(ours)} call(s) not resolved:", style="dim")
+        for item in ours[:10]:
+            _print(
+                f"    {item['file']}:{item['line']}  {item['name']}  ({item['reason']})",
+                style="dim",
+            )
+
+
+callers_command = _edge_command(
+    "callers",
+    "Who calls, instantiates or references SYMBOL (each row is the call site).",
+    callee=False,
+)
+callees_command = _edge_command(
+    "callees",
+    "What SYMBOL calls, instantiates or references (rows cite the callee's"
+    " definition and the call site).",
+    callee=True,
+)
+
+
+@click.command("impact")
+@click.argument("symbol")
+@symbol_options
+@click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=500, show_default=True)
+@project_option
+@json_option
+def impact_command(
+    symbol: str,
+    file: str | None,
+    kind: str | None,
+    depth: int,
+    limit: int,
+    project_path: Path | None,
+    as_json: bool,
+) -> None:
+    """What may break if SYMBOL changes: dependents up to --depth hops, grouped by file."""
+    with _index(project_path, as_json) as conn:
+        ref = _lookup(conn, symbol, file, kind, as_json)
+        result = impact(conn, ref, depth=depth, limit=limit)
+    groups = result.by_file()
+    data = {
+        "symbol": symbol_json(ref),
+        "depth": depth,
+        "files": [
+            {
+                "file": path,
+                "symbols": [
+                    {
+                        **symbol_json(h.symbol),
+                        "depth": h.depth,
+                        "edge_kind": h.edge_kind,
+                        "via_line": h.line,
+                        "confidence": h.confidence,
+                    }
+                    for h in hits
+                ],
+            }
+            for path, hits in groups.items()
+        ],
+        "total": len(result.hits),
+        "truncated": result.truncated,
+        "frontier": result.frontier,
+    }
+
+    def render() -> None:
+        _print(
+            f"impact of {ref.full_name} ({ref.kind}) {ref.location}: "
+            f"{len(result.hits)} symbol(s) in {len(groups)} file(s)",
+            style="bold",
+        )
+        for path, hits in groups.items():
+            _print(path)
+            for h in hits:
+                _print(
+                    f"  {h.symbol.line:>5}  {h.symbol.qualified_name} ({h.symbol.kind})  "
+                    f"depth {h.depth}, {h.edge_kind} at {h.file}:{h.line}"
+                )
+        if result.truncated:
+            _more(len(result.hits), None, f"use --limit {limit * 2}")
+        if result.frontier:
+            _print(
+                f"… {result.frontier} symbol(s) at depth {depth} have dependents not "
+                f"followed; use --depth {depth + 1}",
+                style="dim",
+            )
+
+    emit(data, as_json, render)
+
+
+@click.command("path")
+@click.argument("source")
+@click.argument("target")
+@click.option("--from-file", "--file", "from_file", default=None, help="File of SOURCE.")
+@click.option("--to-file", default=None, help="File of TARGET.")
+@click.option("--max-depth", type=click.IntRange(1, 20), default=8, show_default=True)
+@project_option
+@json_option
+def path_command(
+    source: str,
+    target: str,
+    from_file: str | None,
+    to_file: str | None,
+    max_depth: int,
+    project_path: Path | None,
+    as_json: bool,
+) -> None:
+    """The shortest chain of calls from SOURCE to TARGET."""
+    with _index(project_path, as_json) as conn:
+        src = _lookup(conn, source, from_file, None, as_json)
+        dst = _lookup(conn, target, to_file, None, as_json)
+        hops = call_path(conn, src, dst, max_depth=max_depth)
+    data = {
+        "from": symbol_json(src),
+        "to": symbol_json(dst),
+        "found": hops is not None,
+        "path": [_hit_json(h, callee=True) for h in hops or []],
+    }
+
+    def render() -> None:
+        if hops is None:
+            _print(
+                f"no call path from {src.full_name} to {dst.full_name} within "
+                f"{max_depth} hops (unresolved calls may hide one; see `repolens callees`)"
+            )
+            return
+        _print(f"{src.location}  {src.full_name}", style="bold")
+        for hop in hops:
+            _print(f"  → {hop.edge_kind} at {hop.file}:{hop.line}{_sure(hop)}")
+            _print(f"{hop.symbol.location}  {hop.symbol.full_name}")
+
+    emit(data, as_json, render)
+
+
+def _link_json(link: Any) -> dict[str, Any]:
+    return {
+        "file": link.file,
+        "line": link.line,
+        "module": link.module,
+        "name": link.name,
+        "target": link.target,
+    }
+
+
+@click.command("deps")
+@click.argument("file")
+@project_option
+@json_option
+def deps_command(file: str, project_path: Path | None, as_json: bool) -> None:
+    """What FILE imports (project files and external modules) and which files import it."""
+    with _index(project_path, as_json) as conn:
+        try:
+            deps = file_deps(conn, file)
+        except FileLookupError as exc:
+            _fail_candidates(exc.message, exc.candidates, exc.candidates, as_json)
+    data = {
+        "file": deps.file,
+        "imports": [_link_json(x) for x in deps.imports],
+        "unresolved": [_link_json(x) for x in deps.unresolved],
+        "importers": [_link_json(x) for x in deps.importers],
+    }
+
+    def render() -> None:
+        _print(f"{deps.file} imports {len(deps.imports)} project file import(s):", style="bold")
+        for x in deps.imports:
+            _print(
+                f"  {deps.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''} → {x.target}"
+            )
+        if deps.unresolved:
+            _print(f"external or unresolved ({len(deps.unresolved)}):", style="bold")
+            for x in deps.unresolved:
+                _print(f"  {deps.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''}")
+        _print(f"imported by {len(deps.importers)}:", style="bold")
+        for x in deps.importers:
+            _print(f"  {x.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''}")
+
+    emit(data, as_json, render)
+
+
+@click.command("cycles")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@project_option
+@json_option
+def cycles_command(limit: int, project_path: Path | None, as_json: bool) -> None:
+    """File import cycles, with the import lines that close each one."""
+    with _index(project_path, as_json) as conn:
+        cycles = import_cycles(conn, limit=limit + 1)
+        links = [cycle_links(conn, c) for c in cycles[:limit]]
+    data = {
+        "cycles": [
+            {"files": c, "imports": [_link_json(x) for x in ls]}
+            for c, ls in zip(cycles[:limit], links, strict=True)
+        ],
+        "truncated": len(cycles) > limit,
+    }
+
+    def render() -> None:
+        if not cycles:
+            _print("no import cycles")
+        for number, (cycle, ls) in enumerate(zip(cycles[:limit], links, strict=True), 1):
+            _print(f"cycle {number}: {len(cycle)} file(s)", style="bold")
+            for x in ls:
+                _print(f"  {x.file}:{x.line}  imports {x.target}")
+        if len(cycles) > limit:
+            _more(limit, None, f"use --limit {limit * 2}")
+
+    emit(data, as_json, render)
+
+
+@click.command("deadcode")
+@click.option(
+    "--kind", "kinds", multiple=True, help="Symbol kinds (default: function, method, class)."
+)
+@limit_option
+@project_option
+@json_option
+def deadcode_command(
+    kinds: Sequence[str], limit: int, project_path: Path | None, as_json: bool
+) -> None:
+    """Functions, methods and classes nothing uses (entry points, tests, overrides,
+    decorated callbacks and public API excluded)."""
+    chosen = tuple(kinds) or ("function", "method", "class")
+    with _index(project_path, as_json) as conn:
+        report = dead_code_report(conn, kinds=chosen, limit=limit)
+    data = {
+        "dead": [symbol_json(r) for r in report.dead],
+        "possibly": [symbol_json(r) for r in report.possibly],
+        "total_dead": report.total_dead,
+        "total_possibly": report.total_possibly,
+        "truncated": report.truncated,
+        "unparsed_files": report.unparsed_files,
+    }
+
+    def render() -> None:
+        _print(f"unused ({report.total_dead}):", style="bold")
+        for ref in report.dead:
+            _print(f"  {_row(ref)}")
+        _more(len(report.dead), report.total_dead, f"use --limit {report.total_dead}")
+        if report.possibly:
+            _print(
+                f"possibly unused ({report.total_possibly}): a reference that could not be "
+                "resolved carries the name",
+                style="bold",
+            )
+            for ref in report.possibly:
+                _print(f"  {_row(ref)}")
+            _more(
+                len(report.possibly), report.total_possibly, f"use --limit {report.total_possibly}"
+            )
+        if report.unparsed_files:
+            _print(
+                f"{len(report.unparsed_files)} file(s) did not parse fully; uses in them are "
+                "unknown",
+                style="dim",
+            )
+
+    emit(data, as_json, render)
+
+
+@click.command("symbols")
+@click.argument("query", required=False, default="")
+@symbol_options
+@limit_option
+@project_option
+@json_option
+def symbols_command(
+    query: str,
+    file: str | None,
+    kind: str | None,
+    limit: int,
+    project_path: Path | None,
+    as_json: bool,
+) -> None:
+    """Symbols whose name contains QUERY (all symbols of --file/--kind without one)."""
+    with _index(project_path, as_json) as conn:
+        found = search_symbols(conn, query, file=file, kind=kind, limit=limit + 1)
+    shown = found[:limit]
+    data = {
+        "results": [
+            {**symbol_json(r), "end_line": r.end_line, "signature": r.signature} for r in shown
+        ],
+        "truncated": len(found) > limit,
+    }
+
+    def render() -> None:
+        if not shown:
+            _print("no matching symbols")
+        for ref in shown:
+            _print(f"{_row(ref)}  {ref.signature}".rstrip())
+        if len(found) > limit:
+            _more(limit, None, f"use --limit {limit * 2} or narrow with --file/--kind")
+
+    emit(data, as_json, render)
+
+
+@click.command("graph-stats")
+@project_option
+@json_option
+def graph_stats_command(project_path: Path | None, as_json: bool) -> None:
+    """Graph size and health: symbols and edges by kind, unresolved share per language,
+    most connected symbols."""
+    with _index(project_path, as_json) as conn:
+        stats = graph_stats(conn)
+
+    def render() -> None:
+        _print(f"{stats['files']} files", style="bold")
+        _print("symbols: " + ", ".join(f"{k} {v}" for k, v in stats["symbols"].items()))
+        _print("edges: " + ", ".join(f"{k} {v}" for k, v in stats["edges"].items()))
+        for language, row in stats["languages"].items():
+            reasons = stats["unresolved_reasons"].get(language, {})
+            why = ", ".join(f"{k} {v}" for k, v in reasons.items())
+            _print(
+                f"  {language}: {row['files']} files, {row['symbols']} symbols, "
+                f"{row['edges']} edges, {row['unresolved']}/{row['refs']} refs unresolved "
+                f"({row['unresolved_share']:.0%}){': ' + why if why else ''}"
+            )
+        _print("most connected:", style="bold")
+        for item in stats["most_connected"]:
+            _print(
+                f"  {item['file']}:{item['line']}  {item['symbol']}  "
+                f"in {item['in']}, out {item['out']}"
+            )
+
+    emit(stats, as_json, render)
+
+
+COMMANDS = [
+    callers_command,
+    callees_command,
+    impact_command,
+    path_command,
+    deps_command,
+    cycles_command,
+    deadcode_command,
+    symbols_command,
+    graph_stats_command,
+]
