@@ -87,6 +87,15 @@ def test_gitignore_semantics_same_in_fs_and_git_mode(tmp_path: Path) -> None:
     assert paths(tmp_path) == TRICKY_KEPT  # tracked files
 
 
+def test_ignored_counts_agree_between_modes(tmp_path: Path) -> None:
+    """Each ignored entry once in both modes: a wholly ignored directory is one entry."""
+    write(tmp_path, TRICKY_TREE)
+    walked = discover(tmp_path)
+    git(tmp_path, "init", "-q")
+    listed = discover(tmp_path)
+    assert walked.skipped["ignored"] == listed.skipped["ignored"] == 18
+
+
 def test_fs_walk_agrees_with_git_check_ignore(tmp_path: Path) -> None:
     """Every file the walk drops by rule, git drops too, and vice versa (git is the oracle)."""
     write(tmp_path, TRICKY_TREE)

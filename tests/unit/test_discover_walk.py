@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import repolens.discover.core as discover_core
 from repolens.discover import Discovery, discover
 
 
@@ -153,7 +154,7 @@ def test_without_git_on_path_the_walk_gives_the_same_files(
     monkeypatch.setenv("PATH", str(tmp_path / "no-such-bin"))
     without_git = discover(tmp_path)
     assert kept(with_git) == kept(without_git) == ["a.py"]
-    assert with_git.examples["ignored"] == ["node_modules/"]  # git mode counts only our drops
+    assert sorted(with_git.examples["ignored"]) == ["b.md", "node_modules/"]
     assert sorted(without_git.examples["ignored"]) == [".git/", "b.md", "node_modules/"]
 
 
@@ -171,9 +172,16 @@ def test_examples_are_capped_at_five(tmp_path: Path) -> None:
     assert len(result.examples["unsupported"]) == 5
 
 
-def test_many_files_take_the_parallel_path(tmp_path: Path) -> None:
+@pytest.mark.parametrize("threaded", [False, True])
+def test_many_files_serial_and_threaded_checks_agree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threaded: bool
+) -> None:
+    """The thread pool is used only when the first files show disk waits; a zero threshold
+    makes a warm run take it too, and it must give exactly the serial answer."""
+    if threaded:
+        monkeypatch.setattr(discover_core, "IO_BOUND_S", 0.0)
     files = {f"pkg{i % 7}/m{i}.py": f"x = {i}\n" for i in range(1500)}
-    files.update({f"bin/b{i}.bin": "" for i in range(20)})
+    files.update({f"bin/b{i}.sh": "\0" for i in range(20)})
     write(tmp_path, files)
     result = discover(tmp_path)
     assert kept(result) == sorted(p for p in files if p.endswith(".py"))

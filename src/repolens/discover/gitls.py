@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from itertools import pairwise
 
 GIT_TIMEOUT_S = 300
 # Variables that point git at another repository or index than the root's own: set inside
@@ -18,6 +19,8 @@ _LOCATION_VARS = frozenset(
      "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_PREFIX"}
 )  # fmt: skip
 LS_FILES = ("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+# Ignored entries, a wholly ignored directory once as "dir/": git does not descend into it.
+LS_IGNORED = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 
 
 def run_git(root_abs: str, *args: str) -> bytes | None:
@@ -49,3 +52,17 @@ def git_paths(root_abs: str) -> list[str] | None:
     if out is None:
         return None
     return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b"\0") if p))
+
+
+def git_ignored_entries(root_abs: str) -> list[str]:
+    """What git's ignore rules drop under ``root_abs`` (empty when not git or git fails).
+
+    ``--directory`` also prints an untracked directory that merely *holds* ignored entries
+    (``a/`` before ``a/deep.py``); such a line, followed in sorted order by one of its own
+    descendants, is dropped so each ignored entry counts once, as in the filesystem walk.
+    """
+    out = run_git(root_abs, *LS_IGNORED)
+    entries = sorted(os.fsdecode(p) for p in out.split(b"\0") if p) if out else []
+    return [
+        e for e, after in pairwise([*entries, ""]) if not (e.endswith("/") and after.startswith(e))
+    ]
