@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from repolens import __version__
+from repolens.cli.graph import COMMANDS as GRAPH_COMMANDS
 from repolens.cli.manage import COMMANDS as MANAGE_COMMANDS
 
 
@@ -14,7 +15,7 @@ def cli() -> None:
     """Code intelligence for AI coding agents: search, code graph, MCP server."""
 
 
-for command in MANAGE_COMMANDS:
+for command in [*MANAGE_COMMANDS, *GRAPH_COMMANDS]:
     cli.add_command(command)
 
 
