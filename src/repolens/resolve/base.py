@@ -1,0 +1,119 @@
+"""Shapes shared by the language specs and the resolution ladder.
+
+A language is described by data (which names are builtins, what ``self`` is called, how
+class members are seen) plus two small functions: one that maps the project's files to
+modules (its *layout*), one that turns an import specifier into a module and a member path.
+Everything else (scopes, re-exports, receiver types, name matching) is shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from repolens.resolve.project import BindingRow, FileRow, ImportRow, Project, Sym
+
+
+@dataclass(eq=False, slots=True)
+class Module:
+    """A unit that imports name: a Python module or package, a TS file, a Go package
+    (a directory: all its files), a Java package, a Rust module. ``files`` hold its
+    top-level definitions (none for a namespace package); ``children`` its submodules."""
+
+    key: str
+    files: list[int] = field(default_factory=list)
+    children: dict[str, Module] = field(default_factory=dict)
+    parent: Module | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import specifier names: a project module and the member path inside it
+    (``()`` binds the module itself), or a module outside the project."""
+
+    module: Module | None = None
+    path: tuple[str, ...] = ()
+    external: bool = False
+    loads: Module | None = None  # the module the statement loads, when not ``module``
+    # (`import a.b.c` binds `a` but depends on `a.b.c`)
+
+
+@dataclass(slots=True)
+class Layout:
+    """The project's modules for one language family, and how its imports resolve."""
+
+    modules: dict[str, Module]
+    of_file: dict[int, Module]
+    resolve_import: Callable[[FileRow, ImportRow], ImportResult]
+    # A path head that names a module rather than a variable (Rust `crate`, `super`,
+    # a crate name): its value, or None to look the name up in scope.
+    path_root: Callable[[FileRow, str], Value | None] = lambda file, name: None
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    """Everything language-specific the ladder needs."""
+
+    name: str
+    languages: frozenset[str]  # files.language values this spec covers
+    build_layout: Callable[[Path, Project, list[FileRow]], Layout]
+    local_name: Callable[[ImportRow], str | None]  # the name an import binds (None: none)
+    builtins: frozenset[str]  # global names the language provides
+    builtin_types: frozenset[str]  # types whose members are all builtin (str, list, Vec...)
+    builtin_methods: frozenset[str]  # method names never name-matched on unknown receivers
+    self_names: frozenset[str] = frozenset()  # receivers meaning "this instance"
+    class_self_names: frozenset[str] = frozenset()  # receivers meaning "this class"
+    constructor_names: frozenset[str] = frozenset()  # __init__, constructor
+    implicit_members: bool = False  # class members are visible unqualified (Java)
+    package_scope: bool = False  # top-level names of the module's other files are visible
+    exported_only: bool = False  # importers see only symbols marked exported
+    imports_are_members: bool = False  # every module-level import is importable (Python)
+    wildcard_needs_public: bool = False  # `import *` skips `_private` names (Python)
+    class_scope_visible: bool = False  # class-body names visible inside methods
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """What an expression denotes while the ladder evaluates a receiver.
+
+    ``kind``: ``module``, ``class`` (the class itself), ``instance`` (an object of
+    ``sym``), ``super`` (an instance whose lookups start at the bases of ``sym``),
+    ``symbol`` (a function or variable), ``local`` (a variable without a symbol) or
+    ``none`` (not known, ``reason`` says why).
+    """
+
+    kind: str
+    sym: Sym | None = None
+    module: Module | None = None
+    reason: str = ""
+    confidence: float = 1.0
+    provenance: str = "parsed"
+    binding: BindingRow | None = None  # for ``local``: where its type is stated
+
+    def weaker(self, confidence: float, provenance: str = "parsed") -> Value:
+        """The same value reached through a step as sure as ``confidence``/``provenance``:
+        a chain is as good as its weakest link."""
+        if (
+            confidence >= self.confidence
+            and PROVENANCE_RANK[provenance] <= PROVENANCE_RANK[self.provenance]
+        ):
+            return self
+        return replace(
+            self,
+            confidence=min(self.confidence, confidence),
+            provenance=max(provenance, self.provenance, key=PROVENANCE_RANK.__getitem__),
+        )
+
+    def via(self, other: Value) -> Value:
+        """This value, found by way of ``other``."""
+        return self.weaker(other.confidence, other.provenance)
+
+
+PROVENANCE_RANK = {"parsed": 0, "resolved-import": 1, "resolved-type": 2, "name-match": 3}
+
+
+NONE_UNKNOWN = Value("none", reason="unknown")
+NONE_DYNAMIC = Value("none", reason="dynamic")
+NONE_EXTERNAL = Value("none", reason="external")
+NONE_BUILTIN = Value("none", reason="builtin")

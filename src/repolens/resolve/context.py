@@ -1,0 +1,101 @@
+"""State of one resolution run: the loaded project, each language's layout, and memos.
+
+Every answer is a pure function of the stored facts, so a full and an incremental run give
+the same edges. Memos must keep that true: a value computed while a cycle was cut short
+(``A`` re-exports from ``B`` which re-exports from ``A``) depends on where the walk
+started, so it is returned but never remembered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from repolens.resolve.base import NONE_UNKNOWN, LanguageSpec, Layout, Module, Value
+from repolens.resolve.project import FileRow, ImportRow, Project, Sym
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+MAX_ACTIVE = 64  # nested lookups in flight before a chain counts as a cycle
+
+
+@dataclass(slots=True)
+class Cycles:
+    """Counts cut cycles, shared by every memo of a run."""
+
+    cuts: int = 0
+    active: int = 0
+
+
+class Memo(Generic[K, V]):
+    """Memoise a recursive lookup, cutting cycles and chains deeper than ``MAX_ACTIVE``."""
+
+    def __init__(self, cycles: Cycles, on_cycle: V) -> None:
+        self._cycles = cycles
+        self._on_cycle = on_cycle
+        self._done: dict[K, V] = {}
+        self._active: set[K] = set()
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        if key in self._done:
+            return self._done[key]
+        cycles = self._cycles
+        if key in self._active or cycles.active >= MAX_ACTIVE:
+            cycles.cuts += 1
+            return self._on_cycle
+        before = cycles.cuts
+        self._active.add(key)
+        cycles.active += 1
+        try:
+            value = compute()
+        finally:
+            self._active.discard(key)
+            cycles.active -= 1
+        if cycles.cuts == before:
+            self._done[key] = value
+        return value
+
+
+@dataclass(slots=True)
+class Context:
+    project: Project
+    root: Path
+    spec_of: dict[int, LanguageSpec] = field(default_factory=dict)  # file id -> spec
+    layouts: dict[str, Layout] = field(default_factory=dict)  # spec name -> layout
+    cycles: Cycles = field(default_factory=Cycles)
+    import_names: dict[int, dict[str, list[ImportRow]]] = field(default_factory=dict)
+    imported_files: dict[int, set[int]] = field(default_factory=dict)
+    imports: Memo[int, Value] = field(init=False)  # import id -> what it binds
+    targets: Memo[int, tuple[Value, str | None]] = field(init=False)  # import id -> module
+    members: Memo[tuple[int, str], Value | None] = field(init=False)  # (module, name)
+    bases: Memo[int, list[Value]] = field(init=False)  # class id -> resolved bases
+    bindings: Memo[tuple[int, int, str, int], Value] = field(init=False)
+    returns: Memo[int, Value] = field(init=False)  # function id -> what calling it gives
+
+    def __post_init__(self) -> None:
+        self.imports = Memo(self.cycles, NONE_UNKNOWN)
+        self.targets = Memo(self.cycles, (NONE_UNKNOWN, None))
+        self.members = Memo(self.cycles, None)
+        self.bases = Memo(self.cycles, [])
+        self.bindings = Memo(self.cycles, NONE_UNKNOWN)
+        self.returns = Memo(self.cycles, NONE_UNKNOWN)
+
+    def spec(self, file_id: int) -> LanguageSpec | None:
+        return self.spec_of.get(file_id)
+
+    def layout(self, file_id: int) -> Layout | None:
+        spec = self.spec_of.get(file_id)
+        return self.layouts.get(spec.name) if spec else None
+
+    def module_of(self, file_id: int) -> Module | None:
+        layout = self.layout(file_id)
+        return layout.of_file.get(file_id) if layout else None
+
+    def file(self, file_id: int) -> FileRow:
+        return self.project.files[file_id]
+
+    def sym(self, sym_id: int) -> Sym:
+        return self.project.syms[sym_id]

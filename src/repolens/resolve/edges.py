@@ -1,0 +1,131 @@
+"""Every non-``contains`` edge one file writes, and what its refs and imports resolved to.
+
+An edge belongs to the file it is written in (``edges.file_id``), so re-resolving a file
+replaces exactly its edges: references (``calls``, ``instantiates``, ``extends``...) from
+its code, ``overrides`` from its methods, and ``imports`` from its file symbol to the file
+symbols of the project modules it loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from repolens.resolve import ladder, members
+from repolens.resolve.base import PROVENANCE_RANK
+from repolens.resolve.context import Context
+from repolens.resolve.ladder import Outcome
+from repolens.resolve.project import CALLABLE_KINDS, CLASS_KINDS, FileRow, ImportRow, RefRow
+
+# source, target, kind, file, line, col, confidence, provenance, metadata
+EdgeRow = tuple[int, int, str, int, int, int, float, str, str]
+
+
+@dataclass(slots=True)
+class FileResult:
+    edges: list[EdgeRow] = field(default_factory=list)
+    refs: list[tuple[int, str, int]] = field(default_factory=list)  # resolved, reason, id
+    imports: list[tuple[int | None, int | None, int]] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)  # one per unresolved reference
+
+
+def resolve_file(ctx: Context, file: FileRow, refs: list[RefRow]) -> FileResult:
+    """Resolve one file's references, overrides and imports."""
+    result = FileResult()
+    seen: set[tuple[int, int, str, int, int]] = set()
+    for ref in refs:
+        outcome = _outcome(ctx, ref)
+        for hit in outcome.hits:
+            key = (ref.source_id, hit.target.id, hit.kind, ref.line, ref.col)
+            if key not in seen:
+                seen.add(key)
+                result.edges.append(
+                    (*key[:3], file.id, ref.line, ref.col, hit.confidence, hit.provenance,
+                     hit.metadata)
+                )  # fmt: skip
+        if not outcome.hits:
+            result.reasons.append(outcome.reason)
+        result.refs.append((1 if outcome.hits else 0, outcome.reason, ref.id))
+    result.edges.extend(_overrides(ctx, file))
+    used = {ctx.sym(e[1]).file_id for e in result.edges}
+    result.edges.extend(_imports(ctx, file, used, result))
+    return result
+
+
+def _outcome(ctx: Context, ref: RefRow) -> Outcome:
+    try:
+        return ladder.resolve_ref(ctx, ref)
+    except RecursionError:  # a pathological chain of definitions: say so, keep going
+        return Outcome(reason="unknown")
+
+
+def _overrides(ctx: Context, file: FileRow) -> list[EdgeRow]:
+    """A method overrides the first same-named method up its class's ancestry."""
+    found: list[EdgeRow] = []
+    for cls in ctx.project.file_syms.get(file.id, ()):
+        if cls.kind not in CLASS_KINDS or not ctx.project.bases.get(cls.id):
+            continue
+        for children in ctx.project.members.get(cls.id, {}).values():
+            method = children[-1]
+            if method.kind not in CALLABLE_KINDS:
+                continue
+            base = members.class_member(ctx, cls, method.name, skip_self=True)
+            if base is None or base.sym is None or base.sym.kind not in CALLABLE_KINDS:
+                continue
+            provenance = max(base.provenance, "resolved-type", key=PROVENANCE_RANK.__getitem__)
+            found.append(
+                (method.id, base.sym.id, "overrides", file.id, method.start_line, 0,
+                 round(base.confidence, 3), provenance, "")
+            )  # fmt: skip
+    return found
+
+
+def _imports(ctx: Context, file: FileRow, used: set[int], result: FileResult) -> list[EdgeRow]:
+    """File-to-file ``imports`` edges (one per target file, at its first import line)."""
+    first_line: dict[int, int] = {}
+    for imp in ctx.project.imports.get(file.id, ()):
+        found = import_targets(ctx, imp)
+        targets = found.files(used)
+        result.imports.append((targets[0] if targets else None, found.symbol, imp.id))
+        for target in targets:
+            if target != file.id and target not in first_line:
+                first_line[target] = imp.line
+    return [
+        (file.symbol, ctx.file(target).symbol, "imports", file.id, line, 0, 1.0,
+         "resolved-import", "")
+        for target, line in sorted(first_line.items(), key=lambda t: (t[1], ctx.file(t[0]).path))
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ImportTargets:
+    candidates: tuple[int, ...]  # every file of the module (or the binding's file)
+    symbol: int | None  # the symbol the import binds, if one
+
+    def files(self, used: set[int]) -> list[int]:
+        """The files the importer depends on: for a multi-file package (Go, Java), those
+        defining what it uses (the first one if it uses nothing resolved)."""
+        if len(self.candidates) <= 1:
+            return list(self.candidates)
+        return [f for f in self.candidates if f in used] or list(self.candidates[:1])
+
+
+def import_targets(ctx: Context, imp: ImportRow) -> ImportTargets:
+    """The project files an import loads, and the symbol it binds.
+
+    A name from a one-file module depends on that file (a barrel, not where the name is
+    finally defined: that is the barrel's own import).
+    """
+    layout = ctx.layout(imp.file_id)
+    if layout is None:
+        return ImportTargets((), None)
+    resolved = layout.resolve_import(ctx.file(imp.file_id), imp)
+    if resolved.module is None:
+        return ImportTargets((), None)
+    value = members.import_target(ctx, imp) if imp.is_wildcard else members.import_value(ctx, imp)
+    symbol = value.sym.id if value.kind in ("class", "symbol") and value.sym else None
+    files = (resolved.loads or resolved.module).files
+    if value.kind == "module" and value.module is not None and resolved.loads is None:
+        files = value.module.files
+    elif symbol is not None and len(files) > 1 and value.sym is not None:
+        files = [value.sym.file_id]
+    return ImportTargets(tuple(files), symbol)

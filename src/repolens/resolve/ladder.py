@@ -1,0 +1,142 @@
+"""The resolution ladder for one reference: scope, imports, receiver types, name match.
+
+The first three steps are exact (``receivers``, ``scope``, ``members``); the last
+(``namematch``) is a scored guess taken only when nothing exact applies and the name is
+not a builtin. A call that lands on a class is an instantiation: it gets an
+``instantiates`` edge to the class *and* a ``calls`` edge to the constructor the project
+defines for it (``__init__``, ``constructor``, possibly inherited), so that "who calls
+``__init__``" and "who creates ``Repo``" both have answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from repolens.resolve import members, namematch, receivers, scope
+from repolens.resolve.base import NONE_UNKNOWN, Value
+from repolens.resolve.context import Context
+from repolens.resolve.project import (
+    CLASS_KINDS,
+    FUNCTION_KINDS,
+    INTERFACE_KINDS,
+    TYPE_KINDS,
+    RefRow,
+    Sym,
+)
+
+GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing states
+DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
+FITS = {
+    "calls": FUNCTION_KINDS | CLASS_KINDS,
+    "instantiates": CLASS_KINDS,
+    "extends": CLASS_KINDS,
+    "implements": CLASS_KINDS,
+    "type_of": TYPE_KINDS,
+    "returns": TYPE_KINDS,
+    "decorates": FUNCTION_KINDS | CLASS_KINDS,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One edge a reference makes."""
+
+    target: Sym
+    kind: str
+    confidence: float
+    provenance: str
+    metadata: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    hits: tuple[Hit, ...] = ()
+    reason: str = ""  # why there are no hits
+
+
+def definition_scope(ctx: Context, ref: RefRow) -> tuple[int, int | None]:
+    """Where a reference is evaluated, and a symbol it cannot mean. Bases and decorators
+    are evaluated before the definition they belong to binds its name (``class Foo(Foo)``
+    extends an imported ``Foo``), so they are looked up from the definition's parent."""
+    source = ctx.project.syms.get(ref.source_id)
+    if ref.kind in DEFINITION_KINDS and source is not None and source.parent_id is not None:
+        return source.parent_id, source.id
+    return ref.source_id, None
+
+
+def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
+    """Steps 1-3: what the reference denotes, and its receiver's value (None if bare)."""
+    file = ctx.file(ref.file_id)
+    scope_id, exclude = definition_scope(ctx, ref)
+    spec = ctx.spec(ref.file_id)
+    if ref.receiver is None and spec is not None and ref.name in spec.class_self_names:
+        return receivers.eval_receiver(ctx, file, scope_id, ref.name, ref.line), None
+    if ref.receiver is None:
+        return scope.lookup_name(ctx, file, scope_id, ref.name, ref.line, exclude), None
+    receiver = receivers.eval_receiver(ctx, file, scope_id, ref.receiver, ref.line)
+    receiver = receivers.value_type(ctx, receiver)
+    if receiver.kind == "none":
+        return receiver, receiver
+    return receivers.attribute(ctx, receiver, ref.name), receiver
+
+
+def resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
+    spec = ctx.spec(ref.file_id)
+    if spec is None:
+        return Outcome(reason="unknown")
+    value, receiver = evaluate(ctx, ref)
+    if value.kind == "none":
+        if receiver is None and value.reason == "unknown":
+            value = namematch.match(ctx, ref, spec, method=False)
+        elif receiver is not None and receiver.kind == "none" and receiver.reason in GUESSABLE:
+            value = namematch.match(ctx, ref, spec, method=True)
+    return finish(ctx, ref, value)
+
+
+def base_value(ctx: Context, ref: RefRow) -> Value:
+    """A base class named by an ``extends``/``implements`` reference."""
+    value, receiver = evaluate(ctx, ref)
+    if value.kind == "none" and value.reason == "unknown" and receiver is None:
+        spec = ctx.spec(ref.file_id)
+        if spec is not None:
+            value = namematch.match(ctx, ref, spec, method=False)
+    if value.kind == "class" or value.kind == "none":
+        return value
+    return NONE_UNKNOWN
+
+
+def finish(ctx: Context, ref: RefRow, value: Value) -> Outcome:
+    """Edges for what the reference denotes, if its kind fits the reference."""
+    if value.kind == "none":
+        return Outcome(reason=value.reason or "unknown")
+    if value.kind == "module":
+        files = value.module.files if value.module is not None else []
+        if ref.kind == "references" and files:
+            target = ctx.sym(ctx.file(files[0]).symbol)
+            return Outcome((Hit(target, "references", value.confidence, value.provenance),))
+        return Outcome(reason="unknown")
+    if value.sym is None or (value.kind != "class" and value.kind != "symbol"):
+        return Outcome(reason="dynamic")
+    sym, kind = value.sym, ref.kind
+    hit = Hit(sym, kind, round(value.confidence, 3), value.provenance)
+    if sym.kind in CLASS_KINDS:
+        if kind in ("calls", "instantiates"):
+            return Outcome(_instantiation(ctx, hit))
+        source = ctx.project.syms.get(ref.source_id)
+        in_class = source is not None and source.kind not in INTERFACE_KINDS
+        if kind == "extends" and sym.kind in INTERFACE_KINDS and in_class:
+            kind = "implements"
+        return Outcome((Hit(sym, kind, hit.confidence, hit.provenance),))
+    fits = FITS.get(kind)
+    if fits is not None and sym.kind not in fits:
+        return Outcome(reason="dynamic" if kind == "calls" else "unknown")
+    return Outcome((hit,))
+
+
+def _instantiation(ctx: Context, hit: Hit) -> tuple[Hit, ...]:
+    made = Hit(hit.target, "instantiates", hit.confidence, hit.provenance)
+    init = members.constructor(ctx, hit.target)
+    if init is None or init.sym is None:
+        return (made,)
+    confidence = round(min(hit.confidence, init.confidence), 3)
+    return made, Hit(init.sym, "calls", confidence, hit.provenance, "constructor")

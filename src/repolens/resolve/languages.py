@@ -1,0 +1,15 @@
+"""The language specs the resolver knows, by ``files.language`` value."""
+
+from __future__ import annotations
+
+from repolens.resolve import python
+from repolens.resolve.base import LanguageSpec
+
+SPECS: tuple[LanguageSpec, ...] = (python.SPEC,)
+
+
+def spec_for(language: str) -> LanguageSpec | None:
+    for spec in SPECS:
+        if language in spec.languages:
+            return spec
+    return None

@@ -1,0 +1,242 @@
+"""What a module, an import or a class makes visible.
+
+Imports are followed to their definition through re-exports and barrels (``__init__.py``,
+``index.ts``, ``pub use``, ``export * from``); classes are searched along their bases. Both
+walks are memoised per run and cut cycles (see ``Context``).
+"""
+
+from __future__ import annotations
+
+from repolens.resolve import receivers
+from repolens.resolve.base import (
+    NONE_EXTERNAL,
+    NONE_UNKNOWN,
+    LanguageSpec,
+    Module,
+    Value,
+)
+from repolens.resolve.context import Context
+from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, ImportRow, Sym
+
+IMPORT_CONFIDENCE = 0.95
+INHERITED_CONFIDENCE = 0.9
+
+
+def symbol_value(sym: Sym, confidence: float = 1.0, provenance: str = "parsed") -> Value:
+    kind = "class" if sym.kind in CLASS_KINDS else "symbol"
+    return Value(kind, sym=sym, confidence=confidence, provenance=provenance)
+
+
+def pick(syms: list[Sym], line: int | None = None) -> Sym:
+    """Of several same-named definitions, the one in force at ``line`` (the last one
+    before it), or the last one when the use runs later (inside a function)."""
+    if line is not None:
+        before = [s for s in syms if s.start_line <= line]
+        if before:
+            return before[-1]
+        return syms[0]
+    return syms[-1]
+
+
+def import_value(ctx: Context, imp: ImportRow) -> Value:
+    """What an import binds: a module, a symbol, or why it is not in the project."""
+    return ctx.imports.get(imp.id, lambda: _import_value(ctx, imp))
+
+
+def import_target(ctx: Context, imp: ImportRow) -> Value:
+    """The module (or class) an import reads from, before taking its member."""
+    return _target(ctx, imp)[0]
+
+
+def _target(ctx: Context, imp: ImportRow) -> tuple[Value, str | None]:
+    return ctx.targets.get(imp.id, lambda: _compute_target(ctx, imp))
+
+
+def _compute_target(ctx: Context, imp: ImportRow) -> tuple[Value, str | None]:
+    layout = ctx.layout(imp.file_id)
+    if layout is None:
+        return NONE_UNKNOWN, None
+    result = layout.resolve_import(ctx.file(imp.file_id), imp)
+    if result.external:
+        return NONE_EXTERNAL, None
+    if result.module is None:
+        return NONE_UNKNOWN, None
+    path, last = result.path, None
+    if path and not imp.is_wildcard:
+        path, last = path[:-1], path[-1]
+    value = Value(
+        "module", module=result.module, confidence=IMPORT_CONFIDENCE, provenance="resolved-import"
+    )
+    for name in path:
+        value = receivers.attribute(ctx, value, name)
+    return value, last
+
+
+def _import_value(ctx: Context, imp: ImportRow) -> Value:
+    target, name = _target(ctx, imp)
+    if name is None or target.kind == "none":
+        return target
+    if target.module is not None and target.module is ctx.module_of(imp.file_id):
+        # `from . import sub` inside the package itself names a submodule, not a member
+        child = target.module.children.get(name)
+        return Value("module", module=child).via(target) if child else NONE_UNKNOWN
+    return receivers.attribute(ctx, target, name)
+
+
+def module_spec(ctx: Context, module: Module) -> LanguageSpec | None:
+    return ctx.spec(module.files[0]) if module.files else None
+
+
+def module_member(ctx: Context, module: Module, name: str) -> Value | None:
+    """A module's member ``name``: its own definition, a name it imports (when its
+    language re-exports imports), a wildcard re-export, or a submodule."""
+    return ctx.members.get((id(module), name), lambda: _module_member(ctx, module, name))
+
+
+def _module_member(ctx: Context, module: Module, name: str) -> Value | None:
+    spec = module_spec(ctx, module)
+    if spec is not None:
+        for fid in module.files:
+            syms = ctx.project.top_level(fid, name)
+            if spec.exported_only:
+                syms = [s for s in syms if s.is_exported]
+            if syms:
+                return symbol_value(pick(syms))
+        found = _reexported(ctx, module, name, spec)
+        if found is not None:
+            return found
+    child = module.children.get(name)
+    return Value("module", module=child) if child is not None else None
+
+
+def _reexported(ctx: Context, module: Module, name: str, spec: LanguageSpec) -> Value | None:
+    imports = [
+        imp
+        for fid in module.files
+        for imp in ctx.project.imports.get(fid, ())
+        if spec.imports_are_members or imp.is_reexport
+    ]
+    for imp in imports:
+        if not imp.is_wildcard and spec.local_name(imp) == name:
+            value = import_value(ctx, imp)
+            if value.kind != "none" or value.reason == "external":
+                return value
+    for imp in imports:
+        starred = wildcard_member(ctx, imp, name) if imp.is_wildcard else None
+        if starred is not None:
+            return starred
+    return None
+
+
+def wildcard_member(ctx: Context, imp: ImportRow, name: str) -> Value | None:
+    """``name`` as brought in by a wildcard import (``from m import *``, ``export * from``,
+    ``use m::*``, ``import a.b.*``), honouring ``__all__`` and private names."""
+    spec = ctx.spec(imp.file_id)
+    target = import_target(ctx, imp)
+    if target.kind == "none" or spec is None:
+        return None
+    if spec.wildcard_needs_public and target.module is not None:
+        exported = [n for fid in target.module.files for n in ctx.file(fid).exports]
+        if (exported and name not in exported) or (not exported and name.startswith("_")):
+            return None
+    if target.kind == "module" and target.module is not None:
+        found = module_member(ctx, target.module, name)
+    else:
+        found = receivers.attribute(ctx, target, name)
+        found = None if found.kind == "none" else found
+    return found.via(target) if found is not None else None
+
+
+def bases(ctx: Context, cls: Sym) -> list[Value]:
+    """A class's direct bases in declaration order (``none`` values for bases outside the
+    project or unknown), resolved where the class is defined."""
+    return ctx.bases.get(cls.id, lambda: _bases(ctx, cls))
+
+
+def _bases(ctx: Context, cls: Sym) -> list[Value]:
+    from repolens.resolve.ladder import base_value  # the ladder resolves names; it needs us
+
+    return [base_value(ctx, ref) for ref in ctx.project.bases.get(cls.id, ())]
+
+
+def mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:
+    """The class and its ancestors, depth first, left to right, each once, each as sure as
+    the chain that reached it; and whether some ancestor lies outside the project."""
+    order: list[Value] = []
+    seen: set[int] = set()
+    incomplete = False
+    stack = [Value("class", sym=cls)]
+    while stack:
+        value = stack.pop()
+        assert value.sym is not None
+        if value.sym.id in seen:
+            continue
+        seen.add(value.sym.id)
+        order.append(value)
+        parents = bases(ctx, value.sym)
+        for parent in reversed(parents):
+            if parent.kind == "class" and parent.sym is not None:
+                stack.append(parent.via(value).weaker(INHERITED_CONFIDENCE))
+            else:
+                incomplete = True
+    return order, incomplete
+
+
+def own_member(ctx: Context, cls: Sym, name: str) -> Sym | None:
+    """A member defined in the class body, or beside it (Go methods, Rust ``impl``)."""
+    found = ctx.project.members.get(cls.id, {}).get(name)
+    if found:
+        return found[-1]
+    qname = f"{cls.qname}.{name}"
+    module = ctx.module_of(cls.file_id)
+    spec = ctx.spec(cls.file_id)
+    files = module.files if module is not None and spec and spec.package_scope else [cls.file_id]
+    for fid in files:
+        beside = ctx.project.by_qname.get((fid, qname))
+        if beside:
+            return beside[-1]
+    return None
+
+
+def class_member(ctx: Context, cls: Sym, name: str, *, skip_self: bool = False) -> Value | None:
+    """``name`` looked up on a class and its ancestors (the first class that has it)."""
+    order, _ = mro(ctx, cls)
+    for owner in order[1:] if skip_self else order:
+        assert owner.sym is not None
+        found = own_member(ctx, owner.sym, name)
+        if found is not None:
+            return symbol_value(found).via(owner)
+    return None
+
+
+def field_binding(ctx: Context, cls: Sym, name: str) -> Value | None:
+    """An attribute whose type the class states (``self.repo = Repo()``, ``repo: Repo``)."""
+    spec = ctx.spec(cls.file_id)
+    keys = [f"{me}.{name}" for me in sorted(spec.self_names)] if spec else []
+    keys.append(name)
+    order, _ = mro(ctx, cls)
+    for owner in order:
+        assert owner.sym is not None
+        scope = ctx.project.bindings.get(owner.sym.id, {})
+        for key in keys:
+            found = scope.get(key)
+            if found:
+                return Value("local", binding=found[0]).via(owner)
+    return None
+
+
+def constructor(ctx: Context, cls: Sym) -> Value | None:
+    """The constructor that instantiating ``cls`` runs, if the project defines one."""
+    spec = ctx.spec(cls.file_id)
+    if spec is None:
+        return None
+    order, _ = mro(ctx, cls)
+    for owner in order:
+        assert owner.sym is not None
+        for children in ctx.project.members.get(owner.sym.id, {}).values():
+            for sym in children:
+                if sym.kind == "constructor" or (
+                    sym.kind in FUNCTION_KINDS and sym.name in spec.constructor_names
+                ):
+                    return symbol_value(sym).via(owner)
+    return None

@@ -1,0 +1,111 @@
+"""Ladder step 5: a scored guess by name, when nothing exact applies.
+
+Candidates are same-named definitions of a fitting kind in the same language family.
+The closest tier wins: same file, then same directory/package, then a file the referrer
+imports, then anywhere. A tie in the best tier is *ambiguous*: no edge at all rather than
+an edge to each. Method calls on receivers of unknown type are guessed with even lower
+confidence, and never for names that builtin containers and streams have (``append``,
+``get``, ``join``...): those are far more often a list or dict than a project method.
+"""
+
+from __future__ import annotations
+
+import re
+
+from repolens.resolve import members
+from repolens.resolve.base import LanguageSpec, Value
+from repolens.resolve.context import Context
+from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, TYPE_KINDS, RefRow, Sym
+
+TIER_CONFIDENCE = (0.3, 0.4, 0.45, 0.5)  # elsewhere, imported file, same dir, same file
+METHOD_PENALTY = 0.15
+BARE_KINDS = {
+    "calls": frozenset({"function"}) | CLASS_KINDS,
+    "instantiates": CLASS_KINDS,
+    "extends": CLASS_KINDS,
+    "implements": CLASS_KINDS,
+    "type_of": TYPE_KINDS,
+    "returns": TYPE_KINDS,
+    "decorates": frozenset({"function"}) | CLASS_KINDS,
+    "references": frozenset({"function"}) | CLASS_KINDS,
+}
+METHOD_KINDS = {"calls": FUNCTION_KINDS - {"function"}, "references": FUNCTION_KINDS - {"function"}}
+TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$|Tests?\.java$"
+)
+
+
+def is_test_path(path: str) -> bool:
+    return TEST_PATH.search(path) is not None
+
+
+def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Value:
+    """The unique best-placed same-named candidate, or why there is none."""
+    name = ref.name
+    if method and (name in spec.builtin_methods or name in spec.builtins or name.startswith("__")):
+        return Value("none", reason="builtin")
+    kinds = (METHOD_KINDS if method else BARE_KINDS).get(ref.kind)
+    if not kinds:
+        return Value("none", reason="unknown")
+    tiers: dict[int, list[Sym]] = {}
+    for sym in _candidates(ctx, ref, spec, kinds):
+        tiers.setdefault(_tier(ctx, ref, sym), []).append(sym)
+    if not tiers:
+        return Value("none", reason="unknown")
+    tier = max(tiers)
+    best = tiers[tier]
+    if len(best) > 1:
+        return Value("none", reason="ambiguous")
+    confidence = TIER_CONFIDENCE[tier] - (METHOD_PENALTY if method else 0.0)
+    return members.symbol_value(best[0], round(confidence, 3), "name-match")
+
+
+def _candidates(ctx: Context, ref: RefRow, spec: LanguageSpec, kinds: frozenset[str]) -> list[Sym]:
+    ref_path = ctx.file(ref.file_id).path
+    from_test = is_test_path(ref_path)
+    found: dict[tuple[int, str], Sym] = {}  # overloads and accessor pairs count once
+    for sym in ctx.project.by_name.get(ref.name, ()):
+        if sym.kind not in kinds or ctx.spec(sym.file_id) is not spec:
+            continue
+        if sym.file_id != ref.file_id:
+            if spec.exported_only and not sym.is_exported:
+                continue
+            if not from_test and is_test_path(ctx.file(sym.file_id).path):
+                continue
+        if sym.kind in FUNCTION_KINDS and _is_nested(ctx, sym):
+            continue
+        found.setdefault((sym.file_id, sym.qname), sym)
+    return list(found.values())
+
+
+def _is_nested(ctx: Context, sym: Sym) -> bool:
+    """Functions local to another function are invisible outside it."""
+    parent = ctx.project.syms.get(sym.parent_id) if sym.parent_id is not None else None
+    return parent is not None and parent.kind in FUNCTION_KINDS
+
+
+def _tier(ctx: Context, ref: RefRow, sym: Sym) -> int:
+    if sym.file_id == ref.file_id:
+        return 3
+    ref_file, sym_file = ctx.file(ref.file_id), ctx.file(sym.file_id)
+    if ref_file.dir == sym_file.dir:
+        return 2
+    return 1 if sym.file_id in imported_files(ctx, ref.file_id) else 0
+
+
+def imported_files(ctx: Context, file_id: int) -> set[int]:
+    """Files whose modules ``file_id`` imports (for scoring, not for edges)."""
+    found = ctx.imported_files.get(file_id)
+    if found is None:
+        found = set()
+        for imp in ctx.project.imports.get(file_id, ()):
+            target = members.import_target(ctx, imp)
+            if target.module is not None:
+                found.update(target.module.files)
+            value = members.import_value(ctx, imp)
+            if value.sym is not None:
+                found.add(value.sym.file_id)
+            elif value.module is not None:
+                found.update(value.module.files)
+        ctx.imported_files[file_id] = found
+    return found

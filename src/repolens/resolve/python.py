@@ -1,0 +1,248 @@
+"""Python: package roots, dotted module names, absolute and relative imports.
+
+A file's module name depends on where its package root is: the project root for a flat
+layout, ``src/`` for a src layout, or whatever ``pyproject.toml``/``setup.cfg`` declare,
+possibly in a sub-project of a monorepo. Directories without ``__init__.py`` are namespace
+packages. Imports that match no root fall back to the importing file's directory (scripts
+and test helpers run with their own directory on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import configparser
+import sys
+from pathlib import Path
+
+from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
+from repolens.resolve.project import FileRow, ImportRow, Project
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+
+
+def _read_toml(path: Path) -> dict[str, object]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def _get(data: object, *keys: str) -> object:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _list(data: object) -> list[object]:
+    return data if isinstance(data, list) else []
+
+
+def _declared_dirs(project_dir: Path) -> list[str]:
+    """Package directories a project's build configuration names, relative to it."""
+    found: list[str] = []
+    pyproject = _read_toml(project_dir / "pyproject.toml")
+    package_dir = _get(pyproject, "tool", "setuptools", "package-dir")
+    if isinstance(package_dir, dict) and isinstance(package_dir.get(""), str):
+        found.append(package_dir[""])
+    where = _get(pyproject, "tool", "setuptools", "packages", "find", "where")
+    found.extend(w for w in _list(where) if isinstance(w, str))
+    for package in _list(_get(pyproject, "tool", "hatch", "build", "targets", "wheel", "packages")):
+        if isinstance(package, str) and "/" in package:
+            found.append(package.rsplit("/", 1)[0])
+    for package in _list(_get(pyproject, "tool", "poetry", "packages")):
+        if isinstance(package, dict) and isinstance(package.get("from"), str):
+            found.append(package["from"])
+    found.extend(_setup_cfg_dirs(project_dir / "setup.cfg"))
+    return [d.strip().strip("/").removeprefix("./") for d in found if d.strip() not in ("", ".")]
+
+
+def _setup_cfg_dirs(path: Path) -> list[str]:
+    if not path.is_file():
+        return []
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError):
+        return []
+    found = []
+    package_dir = parser.get("options", "package_dir", fallback="")
+    for line in package_dir.splitlines():
+        key, _, value = line.partition("=")
+        if not key.strip() and value.strip():
+            found.append(value.strip())
+    where = parser.get("options.packages.find", "where", fallback="")
+    found.extend(w.strip() for w in where.splitlines() if w.strip())
+    return found
+
+
+def _join(base: str, rel: str) -> str:
+    return f"{base}/{rel}" if base else rel
+
+
+def package_roots(root: Path, files: list[FileRow]) -> list[str]:
+    """Directories (relative, '' = project root) that ``sys.path`` would hold, longest first:
+    the root, every (sub-)project directory and the package dirs its config declares, and
+    any ``src/`` directory that is not itself a package."""
+    dirs: set[str] = set()
+    for f in files:
+        parts = f.dir.split("/") if f.dir else []
+        dirs.update("/".join(parts[:i]) for i in range(len(parts) + 1))
+    roots = {""}
+    for d in dirs:
+        base = root / d if d else root
+        if any((base / name).is_file() for name in PROJECT_FILES):
+            roots.add(d)
+            roots.update(_join(d, declared) for declared in _declared_dirs(base))
+        if d.rsplit("/", 1)[-1] == "src" and not (base / "__init__.py").is_file():
+            roots.add(d)
+    return sorted(roots, key=lambda r: (-len(r), r))
+
+
+def module_name(path: str, roots: list[str]) -> str:
+    """Dotted module name of a ``.py``/``.pyi`` file under the longest matching root."""
+    rel = path
+    for r in roots:
+        if not r or path.startswith(r + "/"):
+            rel = path[len(r) + 1 :] if r else path
+            break
+    stem = rel.rsplit(".", 1)[0]
+    parts = stem.split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _ensure(modules: dict[str, Module], name: str) -> Module:
+    module = modules.get(name)
+    if module is None:
+        module = modules[name] = Module(name)
+        if "." in name:
+            parent_name, _, last = name.rpartition(".")
+            parent = _ensure(modules, parent_name)
+            module.parent = parent
+            parent.children[last] = module
+    return module
+
+
+def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
+    roots = package_roots(root, files)
+    modules: dict[str, Module] = {}
+    of_file: dict[int, Module] = {}
+    init_files: set[int] = set()
+    for f in files:
+        name = module_name(f.path, roots)
+        if not name:
+            continue
+        module = _ensure(modules, name)
+        module.files.append(f.id)
+        of_file[f.id] = module
+        if f.stem == "__init__":
+            init_files.add(f.id)
+
+    def by_path(base_dir: str, dotted: str) -> Module | None:
+        """The module at ``dotted`` below a directory on ``sys.path`` (package or not)."""
+        return modules.get(module_name(_join(base_dir, dotted.replace(".", "/")) + ".py", roots))
+
+    def script_dirs(file: FileRow) -> list[str]:
+        """The importing file's directory, then the first ancestor that is not a package
+        (what pytest's rootdir-less import mode puts on ``sys.path``)."""
+        found = [file.dir]
+        d = file.dir
+        while d and _join(d, "__init__.py") in project.by_path:
+            d = d.rsplit("/", 1)[0] if "/" in d else ""
+            found.append(d)
+        return found
+
+    def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
+        if imp.level:
+            return _relative(file, imp)
+        dotted, first = imp.module, imp.module.split(".")[0]
+        for base in ("", *script_dirs(file)):
+            module, top = by_path(base, dotted), by_path(base, first)
+            if top is not None:
+                break
+        if module is None:
+            return ImportResult(external=True) if top is None else ImportResult()
+        if imp.name is None and not imp.alias and not imp.is_wildcard:
+            return ImportResult(top, loads=module)  # `import a.b.c` binds `a`
+        return ImportResult(module, _member_path(imp))
+
+    def _relative(file: FileRow, imp: ImportRow) -> ImportResult:
+        module = of_file.get(file.id)
+        if module is None:
+            return ImportResult()
+        package: Module | None = module if file.id in init_files else module.parent
+        for _ in range(imp.level - 1):
+            package = package.parent if package is not None else None
+        for part in imp.module.split(".") if imp.module else []:
+            package = package.children.get(part) if package is not None else None
+        if package is None:
+            return ImportResult()
+        return ImportResult(package, _member_path(imp))
+
+    return Layout(modules, of_file, resolve_import)
+
+
+def _member_path(imp: ImportRow) -> tuple[str, ...]:
+    return (imp.name,) if imp.name and not imp.is_wildcard else ()
+
+
+def local_name(imp: ImportRow) -> str | None:
+    if imp.is_wildcard:
+        return None
+    if imp.alias:
+        return imp.alias
+    if imp.name:
+        return imp.name
+    return imp.module.split(".")[0] or None
+
+
+BUILTIN_METHODS = frozenset(
+    {
+        "append", "extend", "insert", "remove", "pop", "clear", "copy", "count", "index", "sort",
+        "reverse", "get", "set", "items", "keys", "values", "update", "setdefault", "popitem",
+        "add", "discard", "union", "difference", "intersection", "issubset", "issuperset",
+        "join", "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "replace",
+        "format", "format_map", "startswith", "endswith", "find", "rfind", "lower", "upper",
+        "title", "capitalize", "encode", "decode", "read", "write", "readline", "readlines",
+        "writelines", "close", "flush", "seek", "tell", "open", "send", "len", "map", "filter",
+        "next", "iter", "put", "put_nowait", "get_nowait", "empty", "full", "qsize", "cancel",
+        "done", "result", "exception", "wait", "acquire", "release", "locked", "is_set",
+        "fileno", "group", "groups", "match", "search", "sub", "fullmatch", "findall",
+        "finditer",
+    }
+)  # fmt: skip
+
+BUILTIN_TYPES = frozenset(
+    {
+        "str", "bytes", "bytearray", "int", "float", "complex", "bool", "list", "dict", "set",
+        "frozenset", "tuple", "object", "type", "range", "memoryview", "slice", "List", "Dict",
+        "Set", "FrozenSet", "Tuple", "Sequence", "MutableSequence", "Mapping", "MutableMapping",
+        "Iterable", "Iterator", "Generator", "Callable", "Any", "AnyStr", "Deque", "DefaultDict",
+        "OrderedDict", "Counter", "ChainMap", "deque", "defaultdict", "Awaitable", "Coroutine",
+        "AsyncIterator", "AsyncIterable", "AsyncGenerator", "Collection", "Container", "Hashable",
+        "Sized", "NoReturn", "Never", "None",
+    }
+)  # fmt: skip
+
+SPEC = LanguageSpec(
+    name="python",
+    languages=frozenset({"python"}),
+    build_layout=build_layout,
+    local_name=local_name,
+    builtins=frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__"},
+    builtin_types=BUILTIN_TYPES,
+    builtin_methods=BUILTIN_METHODS,
+    self_names=frozenset({"self"}),
+    class_self_names=frozenset({"cls", "mcs", "metacls"}),
+    constructor_names=frozenset({"__init__"}),
+    imports_are_members=True,
+    wildcard_needs_public=True,
+)

@@ -1,0 +1,364 @@
+"""Receiver types: what ``self.repo.store`` or ``make().client`` denotes.
+
+A receiver is evaluated left to right: its head is looked up in scope (or is ``self``,
+``cls``, ``super()``, a Rust path root), then each ``.name`` is an attribute of the value
+so far and each ``()`` a call (a class gives an instance, a function its declared return
+type). Types come from bindings (annotations, constructor assignments, typed parameters)
+and return annotations; nothing here guesses by name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from repolens.resolve import members, scope
+from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_UNKNOWN, Value
+from repolens.resolve.context import Context
+from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, BindingRow, FileRow, Sym
+
+IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+STRING_PREFIX = re.compile(r"[rRbBuUfF]{0,2}['\"`]")
+CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+TYPE_CONFIDENCE = 0.9
+SELF_CONFIDENCE = 0.95
+VARIABLE_KINDS = frozenset({"variable", "constant", "field", "property", "enum_member"})
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One step of a receiver: a name, then its calls (``c``) and subscripts (``s``)."""
+
+    name: str
+    ops: str = ""
+    sep: str = ""  # separator before it: "", "." or "::"
+    literal: bool = False
+
+
+def _close(text: str, i: int) -> int:
+    """Index of the bracket closing the one at ``i``, or -1; skips quoted strings."""
+    depth, quote = 0, ""
+    for j in range(i, len(text)):
+        ch = text[j]
+        if quote:
+            if ch == quote and text[j - 1] != "\\":
+                quote = ""
+        elif ch in "'\"`":
+            quote = ch
+        elif ch in "([{<" and (ch != "<" or text[i] == "<"):
+            depth += 1
+        elif ch in ")]}>" and (ch != ">" or text[i] == "<"):
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _literal(text: str) -> int:
+    """End of a literal receiver head (string, list, dict, number), or -1."""
+    m = STRING_PREFIX.match(text)
+    if m:
+        quote = text[m.end() - 1]
+        end = text.find(quote, m.end())
+        while end > 0 and text[end - 1] == "\\":
+            end = text.find(quote, end + 1)
+        return end + 1 if end > 0 else -1
+    if text[:1] in "[{":
+        end = _close(text, 0)
+        return end + 1 if end > 0 else -1
+    m = re.match(r"\d[\w.]*", text)
+    return m.end() if m else -1
+
+
+def parse_receiver(text: str) -> list[Segment] | None:
+    """Split ``a.b(x)[0]::c`` into segments; None when it is not a plain access chain."""
+    text = text.strip()
+    if text.startswith("new "):
+        text = text[4:].lstrip()
+        if "(" not in text:
+            text += "()"
+    segments: list[Segment] = []
+    i, sep = 0, ""
+    while i < len(text):
+        m = IDENT.match(text, i)
+        literal = False
+        if m is None or (not segments and STRING_PREFIX.match(text, i)):
+            if segments:
+                return None
+            end = _literal(text)
+            if end < 0:
+                return None
+            name, i, literal = "", end, True
+        else:
+            name, i = m.group(), m.end()
+        if text.startswith("::<", i) or (text.startswith("<", i) and sep == "::"):
+            i = _close(text, text.index("<", i)) + 1
+            if i == 0:
+                return None
+        ops = ""
+        while i < len(text) and text[i] in "([!?":
+            if text[i] in "!?" and not text.startswith("?.", i):
+                i += 1  # TS non-null `x!`, Rust `x?`, macro `vec!`
+                continue
+            if text[i] == "?":
+                break
+            end = _close(text, i)
+            if end < 0:
+                return None
+            ops += "c" if text[i] == "(" else "s"
+            i = end + 1
+        segments.append(Segment(name, ops, sep, literal))
+        for token, new_sep in (("?.", "."), ("::", "::"), ("->", "."), (".", ".")):
+            if text.startswith(token, i):
+                i, sep = i + len(token), new_sep
+                break
+        else:
+            if i < len(text):
+                return None
+    return segments or None
+
+
+def enclosing_class(ctx: Context, scope_id: int | None) -> Sym | None:
+    """The class whose method ``scope_id`` is in; for methods declared outside their type
+    (Go, Rust ``impl``) the type named by the method's qualified name."""
+    syms = ctx.project.syms
+    sid = scope_id
+    while sid is not None and sid in syms:
+        sym = syms[sid]
+        if sym.kind in CLASS_KINDS:
+            return sym
+        if sym.kind in FUNCTION_KINDS and "." in sym.qname:
+            owner = sym.qname.rsplit(".", 1)[0]
+            for fid in _package_files(ctx, sym.file_id):
+                for candidate in ctx.project.by_qname.get((fid, owner), ()):
+                    if candidate.kind in CLASS_KINDS:
+                        return candidate
+        sid = sym.parent_id
+    return None
+
+
+def _package_files(ctx: Context, file_id: int) -> list[int]:
+    module = ctx.module_of(file_id)
+    spec = ctx.spec(file_id)
+    others = module.files if module is not None and spec and spec.package_scope else []
+    return [file_id, *(f for f in others if f != file_id)]
+
+
+def eval_receiver(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
+    """The value a receiver expression denotes at ``line`` in ``scope_id``."""
+    segments = parse_receiver(text)
+    if segments is None:
+        return NONE_DYNAMIC
+    head = segments[0]
+    if head.literal:
+        return NONE_BUILTIN
+    next_sep = segments[1].sep if len(segments) > 1 else ""
+    value, ops = _head(ctx, file, scope_id, head, next_sep, line)
+    value = apply_ops(ctx, value, ops)
+    for segment in segments[1:]:
+        if value.kind == "none":
+            break
+        value = apply_ops(ctx, attribute(ctx, value, segment.name), segment.ops)
+    return value
+
+
+def _head(
+    ctx: Context, file: FileRow, scope_id: int, head: Segment, next_sep: str, line: int
+) -> tuple[Value, str]:
+    spec = ctx.spec(file.id)
+    name, ops = head.name, head.ops
+    if spec is not None and next_sep != "::":
+        if name in spec.self_names or name in spec.class_self_names:
+            cls = enclosing_class(ctx, scope_id)
+            if cls is None:
+                return NONE_UNKNOWN, ops
+            kind = "instance" if name in spec.self_names else "class"
+            return Value(kind, sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type"), ops
+        if name == "super":
+            cls = enclosing_class(ctx, scope_id)
+            if cls is None:
+                return NONE_UNKNOWN, ops
+            value = Value("super", sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
+            return value, ops[1:] if ops.startswith("c") else ops
+    layout = ctx.layout(file.id)
+    if layout is not None and (next_sep == "::" or head.sep == "::" or name in ("Self",)):
+        rooted = layout.path_root(file, name)
+        if rooted is not None:
+            return rooted, ops
+    return scope.lookup_name(ctx, file, scope_id, name, line), ops
+
+
+def apply_ops(ctx: Context, value: Value, ops: str) -> Value:
+    for op in ops:
+        if value.kind == "none":
+            return value
+        value = call_value(ctx, value) if op == "c" else subscript_value(ctx, value)
+    return value
+
+
+def subscript_value(ctx: Context, value: Value) -> Value:
+    held = value_type(ctx, value)
+    return held if held.kind == "none" else NONE_DYNAMIC
+
+
+def attribute(ctx: Context, value: Value, name: str) -> Value:
+    """``value.name``: a module member, a class member, or an instance's method/field."""
+    if value.kind in ("symbol", "local"):
+        value = value_type(ctx, value)
+    if value.kind == "module" and value.module is not None:
+        found = members.module_member(ctx, value.module, name)
+        return found.via(value) if found is not None else NONE_UNKNOWN
+    if value.kind in ("class", "instance", "super") and value.sym is not None:
+        found = members.class_member(ctx, value.sym, name, skip_self=value.kind == "super")
+        if found is None and value.kind != "class":
+            found = members.field_binding(ctx, value.sym, name)
+        if found is not None:
+            return found.via(value).weaker(
+                1.0, "resolved-type" if value.kind != "class" else "parsed"
+            )
+        return _missing_member(ctx, value.sym)
+    return value if value.kind == "none" else NONE_UNKNOWN
+
+
+def _missing_member(ctx: Context, cls: Sym) -> Value:
+    """A class lacks the member: it may come from a base outside the project."""
+    _, incomplete = members.mro(ctx, cls)
+    return Value("none", reason="external" if incomplete else "unknown")
+
+
+def value_type(ctx: Context, value: Value) -> Value:
+    """What a variable holds: a typed local/field/variable becomes an instance (or class);
+    a property gives its return type. Other values are returned unchanged."""
+    if value.kind == "local" and value.binding is not None:
+        return binding_value(ctx, value.binding).via(value)
+    if value.kind != "symbol" or value.sym is None:
+        return value
+    sym = value.sym
+    if sym.kind == "property" or (sym.kind in FUNCTION_KINDS and _is_property(sym)):
+        return call_value(ctx, value)
+    if sym.kind in VARIABLE_KINDS and sym.parent_id is not None:
+        found = ctx.project.bindings.get(sym.parent_id, {}).get(sym.name)
+        if found:
+            return binding_value(ctx, found[0]).via(value)
+        return NONE_UNKNOWN
+    return value
+
+
+def _is_property(sym: Sym) -> bool:
+    return any(d.split("(")[0].endswith("property") for d in sym.decorators.split("\n") if d)
+
+
+def call_value(ctx: Context, value: Value) -> Value:
+    """What calling ``value`` gives: an instance of a class, a function's return type."""
+    if value.kind == "class":
+        return Value("instance", sym=value.sym).via(value)
+    if value.kind == "symbol" and value.sym is not None and value.sym.kind in FUNCTION_KINDS:
+        sym = value.sym
+        return ctx.returns.get(sym.id, lambda: _returns(ctx, sym)).via(value)
+    if value.kind in ("symbol", "local"):
+        held = value_type(ctx, value)
+        if held.kind == "class":
+            return Value("instance", sym=held.sym).via(held)
+        return held if held.kind == "none" and held.reason != "unknown" else NONE_DYNAMIC
+    return value if value.kind == "none" else NONE_DYNAMIC
+
+
+def _returns(ctx: Context, fn: Sym) -> Value:
+    text = fn.return_type.strip()
+    if not text:
+        return NONE_UNKNOWN
+    scope_id = fn.parent_id if fn.parent_id is not None else ctx.file(fn.file_id).symbol
+    if text in ("Self", "self", "this"):
+        cls = enclosing_class(ctx, fn.id)
+        return Value("instance", sym=cls) if cls is not None else NONE_UNKNOWN
+    return type_value(ctx, ctx.file(fn.file_id), scope_id, text, fn.start_line)
+
+
+def binding_value(ctx: Context, binding: BindingRow) -> Value:
+    """The type a binding states, evaluated where it is written."""
+    key = (binding.file_id, binding.scope_id, binding.name, binding.line)
+    return ctx.bindings.get(key, lambda: _binding_value(ctx, binding))
+
+
+def _binding_value(ctx: Context, binding: BindingRow) -> Value:
+    file = ctx.file(binding.file_id)
+    if binding.from_call:
+        callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
+        result = call_value(ctx, callee)
+    else:
+        result = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
+    return result.weaker(TYPE_CONFIDENCE, "resolved-type")
+
+
+def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
+    """An instance of the type ``text`` names (``Optional[Repo]``, ``*Server``, ``&mut T``,
+    ``"Repo"``), the class itself for ``type[Repo]``, or why it is not a project type."""
+    spec = ctx.spec(file.id)
+    head, as_class = normalize_type(text)
+    if not head or spec is None:
+        return NONE_UNKNOWN
+    if head == ARRAY or head in spec.builtin_types or head.split(".")[-1] in spec.builtin_types:
+        return NONE_BUILTIN
+    value = eval_receiver(ctx, file, scope_id, head, line)
+    if value.kind == "symbol" and value.sym is not None and value.sym.kind == "type_alias":
+        return NONE_UNKNOWN
+    if value.kind != "class":
+        return value if value.kind == "none" else NONE_UNKNOWN
+    return value if as_class else Value("instance", sym=value.sym).via(value)
+
+
+WRAPPERS = frozenset(
+    {
+        "Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly", "Box",
+        "Rc", "Arc", "RefCell", "Cell", "Mutex", "RwLock", "Ref", "RefMut", "Pin", "Readonly",
+    }
+)  # fmt: skip
+CLASS_WRAPPERS = frozenset({"type", "Type", "Class"})
+ARRAY = "[]"  # arrays, slices and variadics: builtin containers in every language
+NULLS = frozenset({"None", "null", "undefined", "nil", "NoneType"})
+
+
+def normalize_type(text: str) -> tuple[str, bool]:
+    """(dotted head, whether it names the class itself) of a type as written."""
+    text = text.strip().strip("'\"").strip()
+    as_class = False
+    while True:
+        if text.startswith(("[", "...")) or text.endswith("[]"):
+            return ARRAY, as_class
+        for prefix in ("&mut ", "&", "*", "mut ", "dyn ", "impl ", "?", "const "):
+            if text.startswith(prefix):
+                text = text[len(prefix) :].lstrip()
+                break
+        else:
+            parts = _split_top(text, "|")
+            if len(parts) > 1:
+                kept = [p for p in parts if p.strip() not in NULLS]
+                text = kept[0].strip() if len(kept) == 1 else ""
+                continue
+            m = re.match(r"([\w$.:]+)\s*([\[<].*[\]>])?$", text)
+            if not m:
+                return "", as_class
+            head, args = m.group(1).replace("::", "."), (m.group(2) or "")[1:-1]
+            inner = _split_top(args, ",")[0].strip() if args else ""
+            if head.split(".")[-1] in WRAPPERS and inner:
+                text = inner
+                continue
+            if head.split(".")[-1] in CLASS_WRAPPERS and inner:
+                text, as_class = inner, True
+                continue
+            return head, as_class
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split on ``sep`` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[(<{":
+            depth += 1
+        elif ch in "])>}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts

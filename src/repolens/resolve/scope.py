@@ -1,0 +1,139 @@
+"""Ladder steps 1 and 2: a bare name in scope, then through the file's imports.
+
+Lookup walks from the innermost enclosing symbol outwards. A local definition or typed
+local (a ``Binding``) shadows everything further out, imports included. Class bodies are
+skipped on the way out (Python, TS, Go, Rust), unless the language makes class members
+visible unqualified (Java). At module level, of several bindings of the name the one in
+force wins: the last before the use when the use runs at import time, else the last.
+"""
+
+from __future__ import annotations
+
+from repolens.resolve import members
+from repolens.resolve.base import NONE_BUILTIN, NONE_UNKNOWN, LanguageSpec, Value
+from repolens.resolve.context import Context
+from repolens.resolve.project import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    BindingRow,
+    FileRow,
+    ImportRow,
+    Sym,
+)
+
+PACKAGE_CONFIDENCE = 0.95
+
+
+def lookup_name(
+    ctx: Context,
+    file: FileRow,
+    scope_id: int,
+    name: str,
+    line: int,
+    exclude: int | None = None,
+) -> Value:
+    """What ``name`` denotes at ``line`` inside ``scope_id`` (ladder steps 1 and 2)."""
+    spec = ctx.spec(file.id)
+    if spec is None:
+        return NONE_UNKNOWN
+    syms = ctx.project.syms
+    sid: int | None = scope_id
+    innermost, at_load_time = True, True
+    while sid is not None and sid in syms:
+        sym = syms[sid]
+        if sym.kind == "file":
+            break
+        if sym.kind not in CLASS_KINDS:
+            found = _local(ctx, sym, name, line, exclude)
+            at_load_time = at_load_time and sym.kind not in CALLABLE_KINDS
+        elif innermost or spec.class_scope_visible:
+            found = _class_scope(ctx, spec, sym, name, line, exclude)
+        else:
+            found = None
+        if found is not None:
+            return found
+        innermost = False
+        sid = sym.parent_id
+    return module_scope(ctx, file, name, line if at_load_time else None, exclude)
+
+
+def _pick_binding(bindings: list[BindingRow], line: int | None) -> BindingRow:
+    if line is not None:
+        before = [b for b in bindings if b.line <= line]
+        if before:
+            return before[-1]
+    return bindings[0]
+
+
+def _local(ctx: Context, sym: Sym, name: str, line: int, exclude: int | None) -> Value | None:
+    children = [s for s in ctx.project.members.get(sym.id, {}).get(name, ()) if s.id != exclude]
+    if children:
+        return members.symbol_value(members.pick(children, line))
+    bindings = ctx.project.bindings.get(sym.id, {}).get(name)
+    if bindings:
+        return Value("local", binding=_pick_binding(bindings, line))
+    return None
+
+
+def _class_scope(
+    ctx: Context, spec: LanguageSpec, cls: Sym, name: str, line: int, exclude: int | None
+) -> Value | None:
+    if not spec.implicit_members:
+        return _local(ctx, cls, name, line, exclude)
+    found = members.class_member(ctx, cls, name)
+    if found is None:
+        found = members.field_binding(ctx, cls, name)
+    return found
+
+
+def _import_names(ctx: Context, file: FileRow, spec: LanguageSpec) -> dict[str, list[ImportRow]]:
+    names = ctx.import_names.get(file.id)
+    if names is None:
+        names = {}
+        for imp in ctx.project.imports.get(file.id, ()):
+            local = spec.local_name(imp)
+            if local:
+                names.setdefault(local, []).append(imp)
+        ctx.import_names[file.id] = names
+    return names
+
+
+def module_scope(
+    ctx: Context, file: FileRow, name: str, line: int | None, exclude: int | None = None
+) -> Value:
+    """``name`` at module level: definitions, typed globals and imports of the file, then
+    the rest of its package, wildcard imports and the language's builtins."""
+    spec = ctx.spec(file.id)
+    if spec is None:
+        return NONE_UNKNOWN
+    candidates: list[tuple[int, Value | ImportRow]] = []
+    top = [s for s in ctx.project.top_level(file.id, name) if s.id != exclude]
+    candidates.extend((s.start_line, members.symbol_value(s)) for s in top)
+    if not top:
+        for binding in ctx.project.bindings.get(file.symbol, {}).get(name, ()):
+            candidates.append((binding.line, Value("local", binding=binding)))
+    candidates.extend((imp.line, imp) for imp in _import_names(ctx, file, spec).get(name, ()))
+    if candidates:
+        candidates.sort(key=lambda c: c[0])
+        chosen = candidates[-1][1]
+        if line is not None:
+            before = [c for at, c in candidates if at <= line]
+            chosen = before[-1] if before else candidates[0][1]
+        return members.import_value(ctx, chosen) if isinstance(chosen, ImportRow) else chosen
+    return _beyond_file(ctx, file, spec, name)
+
+
+def _beyond_file(ctx: Context, file: FileRow, spec: LanguageSpec, name: str) -> Value:
+    if spec.package_scope:
+        module = ctx.module_of(file.id)
+        for fid in module.files if module is not None else ():
+            if fid != file.id:
+                found = ctx.project.top_level(fid, name)
+                if found:
+                    value = members.symbol_value(members.pick(found))
+                    return value.weaker(PACKAGE_CONFIDENCE, "resolved-import")
+    for imp in ctx.project.imports.get(file.id, ()):
+        starred = members.wildcard_member(ctx, imp, name) if imp.is_wildcard else None
+        if starred is not None:
+            return starred
+    return NONE_BUILTIN if name in spec.builtins else NONE_UNKNOWN

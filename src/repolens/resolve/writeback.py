@@ -1,0 +1,66 @@
+"""Writing resolution results: edges, refs.resolved/reason, import targets, module names.
+
+Rows are only updated when their value changed, so an incremental run touches little;
+edges of the re-resolved files are replaced wholesale (except ``contains``, which the
+parse stage writes).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection
+
+from repolens.resolve.context import Context
+from repolens.resolve.edges import FileResult
+from repolens.resolve.project import RefRow, chunked
+
+
+def write_results(
+    conn: sqlite3.Connection,
+    results: dict[int, FileResult],
+    refs: list[RefRow],
+    ctx: Context,
+    scope: Collection[int] | None,
+) -> None:
+    """Replace the edges of ``scope`` (every file when None) and record ref/import answers."""
+    if scope is None:
+        conn.execute("DELETE FROM edges WHERE kind != 'contains'")
+    else:
+        for chunk in chunked(sorted(scope)):
+            marks = ",".join("?" * len(chunk))
+            conn.execute(
+                f"DELETE FROM edges WHERE kind != 'contains' AND file_id IN ({marks})", chunk
+            )
+    conn.executemany(
+        "INSERT INTO edges(source_id, target_id, kind, file_id, line, col, confidence,"
+        " provenance, metadata) VALUES (?,?,?,?,?,?,?,?,?)",
+        [edge for fid in sorted(results) for edge in results[fid].edges],
+    )
+    stored = {ref.id: (ref.resolved, ref.reason) for ref in refs}
+    conn.executemany(
+        "UPDATE refs SET resolved = ?, reason = ? WHERE id = ?",
+        [row for r in results.values() for row in r.refs if stored.get(row[2]) != row[:2]],
+    )
+    imports = {imp.id: imp for rows in ctx.project.imports.values() for imp in rows}
+    conn.executemany(
+        "UPDATE imports SET target_file_id = ?, target_symbol_id = ? WHERE id = ?",
+        [
+            row
+            for r in results.values()
+            for row in r.imports
+            if (imports[row[2]].target_file_id, imports[row[2]].target_symbol_id) != row[:2]
+        ],
+    )
+    _write_modules(conn, ctx)
+
+
+def _write_modules(conn: sqlite3.Connection, ctx: Context) -> None:
+    """``files.module``: the name each file's language layout gives it."""
+    updates = []
+    for file in ctx.project.files.values():
+        layout = ctx.layout(file.id)
+        module = layout.of_file.get(file.id) if layout is not None else None
+        name = module.key if module is not None else ""
+        if name != file.module:
+            updates.append((name, file.id))
+    conn.executemany("UPDATE files SET module = ? WHERE id = ?", updates)
