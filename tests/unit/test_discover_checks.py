@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,15 @@ def test_check_file_normalises_the_relative_path(tmp_path: Path) -> None:
     record = check_file(tmp_path, "./pkg/mod.py")
     assert isinstance(record, DiscoveredFile)
     assert record.path == "pkg/mod.py"
+
+
+def test_check_file_accepts_an_absolute_path_under_the_root(tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/mod.py": "x = 1\n"})
+    record = check_file(tmp_path, str(tmp_path / "pkg/mod.py"))
+    assert isinstance(record, DiscoveredFile)
+    assert record.path == "pkg/mod.py"
+    with pytest.raises(ValueError, match="not under the root"):
+        check_file(tmp_path / "pkg", str(tmp_path / "other.py"))
 
 
 def test_binary_by_nul_byte_and_by_extension(tmp_path: Path) -> None:
@@ -149,6 +159,17 @@ def test_file_symlink_loop(tmp_path: Path) -> None:
     (tmp_path / "b.py").symlink_to("a.py")
     assert check_file(tmp_path, "a.py") == "symlink_loop"
     assert discover(tmp_path).skipped["symlink_loop"] == 2
+
+
+@pytest.mark.parametrize("mode", ["fs", "git"])
+def test_name_that_is_not_utf8_is_skipped_not_fatal(tmp_path: Path, mode: str) -> None:
+    os.close(os.open(os.path.join(os.fsencode(tmp_path), b"bad\xff.py"), os.O_CREAT | os.O_WRONLY))
+    write(tmp_path, {"good.py": "x = 1\n"})
+    if mode == "git":
+        subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    result = discover(tmp_path)
+    assert [f.path for f in result.files] == ["good.py"]
+    assert result.skipped["unreadable"] == 1
 
 
 def test_directory_is_not_a_file(tmp_path: Path) -> None:

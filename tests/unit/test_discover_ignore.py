@@ -200,6 +200,8 @@ def test_is_ignored_path_matches_the_walk(tmp_path: Path) -> None:
     assert is_ignored_path(tmp_path, "node_modules", options)
     assert is_ignored_path(tmp_path, "output/", options)
     assert not is_ignored_path(tmp_path, "not/yet/created.py", options)
+    assert is_ignored_path(tmp_path, str(tmp_path / "output/x.py"), options)
+    assert not is_ignored_path(tmp_path, str(tmp_path / "keep.txt"), options)
 
 
 def test_is_ignored_path_sees_an_edited_gitignore(tmp_path: Path) -> None:

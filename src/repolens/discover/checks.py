@@ -162,12 +162,20 @@ def inspect(ctx: Context, rel: str, is_link: bool | None = None) -> DiscoveredFi
         os.close(fd)
 
 
-def normalise_rel(rel_path: str) -> str:
-    """'/'-separated, no leading './' or '/', as discovery reports paths."""
-    rel = rel_path.replace(os.sep, "/").strip("/")
-    while rel.startswith("./"):
-        rel = rel[2:]
-    return rel
+def normalise_rel(root_abs: str, rel_path: str) -> str:
+    """The path as discovery reports it: root-relative, '/'-separated, no './'.
+
+    An absolute path under the root is accepted (watchers report absolute paths); one outside
+    the root is a caller's mistake and raises ValueError.
+    """
+    rel_path = os.fspath(rel_path)
+    if os.path.isabs(rel_path):
+        relative = os.path.relpath(rel_path, root_abs)
+        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            raise ValueError(f"{rel_path} is not under the root {root_abs}")
+        rel_path = relative
+    parts = [p for p in rel_path.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
 
 
 def check_file(
@@ -181,7 +189,9 @@ def check_file(
     directory, so its resolved location is checked against the root first.
     """
     ctx = Context.create(root, options)
-    rel = normalise_rel(rel_path)
+    rel = normalise_rel(ctx.root_abs, rel_path)
+    if not rel:
+        return "unsupported"
     parent = os.path.dirname(os.path.join(ctx.root_abs, rel))
     if not ctx.inside(os.path.realpath(parent)):
         return "symlink_outside"

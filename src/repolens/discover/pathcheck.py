@@ -44,11 +44,11 @@ def _signature(path: str) -> _Signature:
 
 def cached_level(root_abs: str, prefix: str, extra: tuple[str, ...]) -> Level | None:
     """The level of directory ``prefix``, re-parsed only when one of its files changed."""
-    directory = os.path.join(root_abs, prefix)
-    files = [os.path.join(directory, GITIGNORE), os.path.join(directory, REPOLENSIGNORE)]
+    directory = f"{root_abs.rstrip('/')}/{prefix}"  # plain strings: this runs per event
+    files = [directory + GITIGNORE, directory + REPOLENSIGNORE]
     if prefix == "":
         files.append(exclude_file(root_abs))
-    signature = tuple(_signature(f) for f in files)
+    signature = tuple([_signature(f) for f in files])
     key = (root_abs, prefix, extra if prefix == "" else ())
     hit = _levels.get(key)
     if hit is not None and hit[0] == signature:
@@ -75,7 +75,7 @@ def stack_for_dir(root_abs: str, prefix: str, options: DiscoveryOptions) -> Stac
     current = ""
     for name in prefix.strip("/").split("/") if prefix else ():
         rel = current + name
-        if is_ignored_entry(stack, rel, name, True, os.path.join(root_abs, rel), use_git=True):
+        if is_ignored_entry(stack, rel, name, True, f"{root_abs}/{rel}", use_git=True):
             return None
         current = rel + "/"
         stack = _push(stack, cached_level(root_abs, current, extra))
@@ -94,9 +94,10 @@ def is_ignored_path(root: Path, rel_path: str, options: DiscoveryOptions = DEFAU
 
     Same three layers as the walk (git's files, ours, built-ins), checked for every ancestor
     directory and then the path itself; other reasons (binary, size...) are ``check_file``'s.
+    ``rel_path`` may also be absolute, under the root.
     """
     root_abs = os.path.abspath(root)
-    rel = normalise_rel(rel_path)
+    rel = normalise_rel(root_abs, rel_path)
     if not rel:
         return False
     parent, _, name = rel.rpartition("/")
