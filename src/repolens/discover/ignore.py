@@ -35,7 +35,8 @@ BUILTIN_DIRS = frozenset(
 # Output and venv names that are also real Python package names (pypa's ``build``, the
 # stdlib's ``venv``): dropped unless they hold an ``__init__.py``.
 AMBIGUOUS_DIRS = frozenset({"dist", "build", "target", "out", "venv"})
-LOCKFILES = frozenset(
+# Lockfiles (generated, huge, never what a question is about) and a ``.git`` file (worktrees).
+IGNORED_FILES = frozenset(
     {"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Cargo.lock", "uv.lock",
      "composer.lock", "Gemfile.lock", "go.sum", ".git"}
 )  # fmt: skip
@@ -132,7 +133,7 @@ def make_level(
 def builtin_ignored(name: str, is_dir: bool, abs_path: str) -> bool:
     """The defaults: dependency, cache and build dirs, VCS data and lockfiles."""
     if not is_dir:
-        return name in LOCKFILES
+        return name in IGNORED_FILES
     if name in BUILTIN_DIRS or name.endswith(".egg-info"):
         return True
     if name == "env":

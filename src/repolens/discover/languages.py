@@ -52,7 +52,7 @@ EXTENSIONS: Mapping[str, str] = {
     ".dockerfile": "dockerfile",
     ".mk": "makefile", ".mak": "makefile",
     ".cmake": "cmake",
-    ".ini": "ini", ".cfg": "ini", ".editorconfig": "ini",
+    ".ini": "ini", ".cfg": "ini",
     ".tf": "terraform", ".tfvars": "terraform", ".hcl": "terraform",
 }  # fmt: skip
 
