@@ -6,9 +6,16 @@ touches the database: the single writer in the parent stores what comes back.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import os
+import signal
+import sys
+import threading
+import time
 from dataclasses import dataclass, field
 
+from repolens.index.lock import forget_inherited
 from repolens.parse import graph_languages, parse_source
 from repolens.parse.chunk import Chunk, chunk_file
 from repolens.parse.model import ParsedFile
@@ -33,6 +40,34 @@ class FileResult:
     parsed: ParsedFile | None = None
     chunks: list[Chunk] = field(default_factory=list)
     error: str = ""
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def init_worker(writer_pid: int, direct_child: bool) -> None:
+    """Pool initializer: a worker must neither keep the writer lock alive nor outlive
+    the writer. A killed writer's lock is then free at once, and no orphan keeps parsing.
+
+    ``direct_child`` is False under forkserver, whose workers are the server's children
+    (it exits with the writer, and they with it)."""
+    forget_inherited()
+    parent = os.getppid()
+    if direct_child and parent != writer_pid:  # the writer died before we got here
+        os._exit(1)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # it died before prctl took effect
+            os._exit(1)
+        return
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def content_hash(data: bytes) -> str:

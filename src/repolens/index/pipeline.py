@@ -1,23 +1,38 @@
-"""The indexer: discover → parse (in processes) → store per batch → resolve → embed.
+"""The indexer: discover → parse (in processes) → store per batch → resolve.
 
 Each batch of files is one transaction, so a crash leaves the index as before or after a
 batch. Files whose size and mtime match the store are not read; files whose content hash
 matches are not parsed. Files that still need resolving are remembered in ``meta`` until
-resolution has run, so an interrupted run is finished by the next one.
+resolution has run, so an interrupted run is finished by the next one (``needs_resume``).
+
+Both entry points take the project's writer lock (re-entrant, so a watcher that holds it
+calls them freely) and stop after a batch when asked, locally (``should_stop``) or from
+another process (``repolens stop``). ``update_paths`` is the watcher's: it looks only at
+the paths it is given, never at the rest of the tree.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from repolens.discover import Discovery, DiscoveryOptions, discover
-from repolens.index.files import FileResult, FileTask, process_file
+from repolens.discover import (
+    DiscoveredFile,
+    Discovery,
+    DiscoveryOptions,
+    check_file,
+    discover,
+    is_ignored_path,
+)
+from repolens.index import lock
+from repolens.index.files import FileResult, FileTask, init_worker, process_file
 from repolens.project import Project
 from repolens.resolve import affected_files, resolve
 from repolens.store import chunks as chunk_store
@@ -27,19 +42,23 @@ from repolens.store.db import get_meta, set_meta, transaction
 BATCH_SIZE = 200
 PARALLEL_THRESHOLD = 64  # below this many files, process start-up costs more than it saves
 PENDING_KEY = "pending_resolve"
+STATE_KEY = "index_state"  # "running" from the start of a full run until it completes
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
+StopCheck = Callable[[], bool]
+Stored = tuple[int, int, int, str]  # file id, size, mtime_ns, content hash
 
 
 class IndexCancelled(Exception):
-    """Raised when ``should_stop`` asked the indexer to stop after a batch."""
+    """Raised when a stop was asked for; everything up to the last batch is kept."""
 
 
 @dataclass(slots=True)
 class IndexReport:
     discovered: int = 0
     parsed: int = 0
-    unchanged: int = 0
+    unchanged: int = 0  # size and mtime matched (not read), or content hash matched
+    rehashed: int = 0  # of those, read and hashed because the mtime moved (not parsed)
     removed: int = 0
     failed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
@@ -58,29 +77,45 @@ def discovery_options(project: Project) -> DiscoveryOptions:
     )
 
 
-def _stored_files(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int, str]]:
+def needs_resume(conn: sqlite3.Connection) -> bool:
+    """Whether a run was interrupted (cancelled or killed) and the index is behind."""
+    return get_meta(conn, STATE_KEY) == "running" or bool(_pending(conn))
+
+
+def _stop_check(should_stop: StopCheck | None, writer: lock.WriterLock) -> StopCheck:
+    return lambda: writer.stop_requested() or bool(should_stop and should_stop())
+
+
+def _stored_files(conn: sqlite3.Connection) -> dict[str, Stored]:
     rows = conn.execute("SELECT path, id, size, mtime_ns, content_hash FROM files")
     return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
 
-def _tasks(discovery: Discovery, stored: dict[str, tuple[int, int, int, str]]) -> list[FileTask]:
-    tasks = []
-    for found in discovery.files:
-        known = stored.get(found.path)
-        if known and known[1] == found.size and known[2] == found.mtime_ns:
-            continue
-        tasks.append(
-            FileTask(found.path, str(found.abs_path), found.language, found.size,
-                     found.mtime_ns, known[3] if known else "")
-        )  # fmt: skip
-    return tasks
+def _stored_file(conn: sqlite3.Connection, path: str) -> Stored | None:
+    row = conn.execute(
+        "SELECT id, size, mtime_ns, content_hash FROM files WHERE path = ?", (path,)
+    ).fetchone()
+    return (row[0], row[1], row[2], row[3]) if row else None
+
+
+def _task(found: DiscoveredFile, known: Stored | None) -> FileTask | None:
+    """The work for one file, or ``None`` when size and mtime say it is unchanged."""
+    if known and known[1] == found.size and known[2] == found.mtime_ns:
+        return None
+    return FileTask(found.path, str(found.abs_path), found.language, found.size,
+                    found.mtime_ns, known[3] if known else "")  # fmt: skip
 
 
 def _results(tasks: list[FileTask], workers: int) -> Iterator[FileResult]:
     if len(tasks) < PARALLEL_THRESHOLD or workers <= 1:
         yield from map(process_file, tasks)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    context = multiprocessing.get_context()
+    direct = context.get_start_method() != "forkserver"
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=init_worker,
+        initargs=(os.getpid(), direct),
+    ) as pool:  # fmt: skip
         yield from pool.map(process_file, tasks, chunksize=8)
 
 
@@ -99,8 +134,17 @@ def _pending(conn: sqlite3.Connection) -> set[int]:
     return set(json.loads(get_meta(conn, PENDING_KEY, "[]")))
 
 
+def _save_pending(conn: sqlite3.Connection, pending: set[int]) -> None:
+    set_meta(conn, PENDING_KEY, json.dumps(sorted(pending)))
+
+
+def _count(report: IndexReport, reason: str) -> None:
+    report.skipped[reason] = report.skipped.get(reason, 0) + 1
+
+
 def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: IndexReport) -> None:
-    """Write one batch of results and remember their ids as needing resolution."""
+    """Write one batch of results and remember the written files as needing resolution
+    (``resolve`` widens that to every file whose answers they may change)."""
     now = time.time()
     with transaction(conn):
         pending = _pending(conn)
@@ -112,48 +156,52 @@ def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: Inde
                     (task.mtime_ns, task.size, task.path),
                 )
                 report.unchanged += 1
-                continue
-            if result.record is None:  # vanished or unreadable since discovery
+                report.rehashed += 1
+            elif result.record is None:  # vanished or unreadable since discovery
                 pending |= _forget(conn, [task.path])
                 report.failed += 1
-                report.skipped[result.status] = report.skipped.get(result.status, 0) + 1
-                continue
-            file_id = graph_store.upsert_file(conn, result.record, now)
-            symbol_ids = graph_store.write_graph(conn, file_id, result.parsed) if result.parsed else []
-            chunk_store.write_chunks(
-                conn, file_id, task.path, task.language, result.chunks,
-                symbol_ids if result.parsed else None,
-            )  # fmt: skip
-            pending.add(file_id)
-            report.parsed += 1
-        set_meta(conn, PENDING_KEY, json.dumps(sorted(pending)))
+                _count(report, result.status)
+            else:
+                pending.add(_write_file(conn, result, now))
+                report.parsed += 1
+        _save_pending(conn, pending)
+
+
+def _write_file(conn: sqlite3.Connection, result: FileResult, now: float) -> int:
+    """Replace one file's row, graph facts, chunks and FTS rows (inside the caller's
+    transaction); returns its file id."""
+    assert result.record is not None
+    task = result.task
+    file_id = graph_store.upsert_file(conn, result.record, now)
+    symbol_ids = graph_store.write_graph(conn, file_id, result.parsed) if result.parsed else None
+    if symbol_ids is None:
+        graph_store.clear_file_graph(conn, file_id)  # e.g. a file whose parse now fails
+    chunk_store.write_chunks(conn, file_id, task.path, task.language, result.chunks, symbol_ids)
+    return file_id
+
+
+def _ids(conn: sqlite3.Connection, paths: list[str]) -> set[int]:
+    found = (_stored_file(conn, path) for path in paths)
+    return {known[0] for known in found if known}
 
 
 def _forget(conn: sqlite3.Connection, paths: list[str]) -> set[int]:
     """Delete files from the store; return the files whose references must be re-resolved
     because they pointed into what was deleted (computed before the rows go)."""
-    ids = [
-        row[0]
-        for path in paths
-        for row in conn.execute("SELECT id FROM files WHERE path = ?", (path,))
-    ]
+    ids = _ids(conn, paths)
     if not ids:
         return set()
-    affected = affected_files(conn, ids) - set(ids)
+    affected = affected_files(conn, ids) - ids
     for path in paths:
         graph_store.delete_file(conn, path)
+    chunk_store.purge_deleted_chunks(conn)  # their FTS rows go in the same transaction
     return affected
 
 
-def _remove_missing(
-    conn: sqlite3.Connection, discovery: Discovery, stored: dict[str, tuple[int, int, int, str]]
-) -> int:
-    present = {found.path for found in discovery.files}
-    gone = [path for path in stored if path not in present]
+def _remove(conn: sqlite3.Connection, gone: list[str]) -> int:
     if gone:
         with transaction(conn):
-            pending = _pending(conn) | _forget(conn, gone)
-            set_meta(conn, PENDING_KEY, json.dumps(sorted(pending)))
+            _save_pending(conn, _pending(conn) | _forget(conn, gone))
     return len(gone)
 
 
@@ -161,6 +209,64 @@ def _record_discovery(conn: sqlite3.Connection, discovery: Discovery) -> None:
     with transaction(conn):
         set_meta(conn, "skipped", json.dumps(dict(discovery.skipped)))
         set_meta(conn, "skipped_examples", json.dumps(discovery.examples))
+        set_meta(conn, STATE_KEY, "running")
+
+
+def _store_all(
+    project: Project,
+    conn: sqlite3.Connection,
+    tasks: list[FileTask],
+    report: IndexReport,
+    progress: ProgressCallback | None,
+    stop: StopCheck,
+) -> None:
+    """Process and store ``tasks`` batch by batch, checking for a stop after each."""
+    workers = project.settings.workers or os.cpu_count() or 1
+    done = 0
+    for batch in _batched(_results(tasks, workers), BATCH_SIZE):
+        _store_batch(conn, batch, report)
+        done += len(batch)
+        if progress:
+            progress("parse", done, len(tasks))
+        if stop():
+            raise IndexCancelled(f"stopped after {done} of {len(tasks)} files")
+
+
+def _existing(conn: sqlite3.Connection, ids: set[int]) -> set[int]:
+    found: set[int] = set()
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), 500):
+        part = ordered[start : start + 500]
+        marks = ",".join("?" * len(part))
+        found |= {
+            row[0] for row in conn.execute(f"SELECT id FROM files WHERE id IN ({marks})", part)
+        }
+    return found
+
+
+def _resolve_pending(
+    project: Project,
+    conn: sqlite3.Connection,
+    report: IndexReport,
+    progress: ProgressCallback | None,
+) -> None:
+    """Resolve every pending file (all of them when that is everything), then clear the
+    list. A crash before the clear only means the same files are resolved again."""
+    started = time.perf_counter()
+    pending = _pending(conn)
+    if pending:
+        ids = _existing(conn, pending)
+        if progress:
+            progress("resolve", 0, len(ids))
+        total = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        stats = resolve(conn, project.root, None if len(ids) >= total else ids)
+        with transaction(conn):
+            _save_pending(conn, set())
+        report.resolved_files = stats.files
+        report.edges = stats.edges
+        if progress:
+            progress("resolve", len(ids), len(ids))
+    report.timings["resolve"] = time.perf_counter() - started
 
 
 def index_project(
@@ -168,9 +274,19 @@ def index_project(
     conn: sqlite3.Connection,
     *,
     progress: ProgressCallback | None = None,
-    should_stop: Callable[[], bool] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> IndexReport:
-    """Bring the graph and BM25 index in line with the tree (embedding is separate)."""
+    """Bring the graph and BM25 index in line with the tree (embedding is separate).
+
+    Raises ``lock.WriterBusy`` when another process writes, ``IndexCancelled`` on a stop.
+    """
+    with lock.hold(project.data_dir, "indexer") as writer:
+        return _index(project, conn, progress, _stop_check(should_stop, writer))
+
+
+def _index(
+    project: Project, conn: sqlite3.Connection, progress: ProgressCallback | None, stop: StopCheck
+) -> IndexReport:
     started = time.perf_counter()
     report = IndexReport()
     discovery = discover(project.root, discovery_options(project))
@@ -180,33 +296,121 @@ def index_project(
     _record_discovery(conn, discovery)
 
     stored = _stored_files(conn)
-    report.removed = _remove_missing(conn, discovery, stored)
-    tasks = _tasks(discovery, stored)
-    workers = project.settings.workers or os.cpu_count() or 1
-    done = 0
-    for batch in _batched(_results(tasks, workers), BATCH_SIZE):
-        _store_batch(conn, batch, report)
-        done += len(batch)
-        if progress:
-            progress("parse", done, len(tasks))
-        if should_stop and should_stop():
-            raise IndexCancelled(f"stopped after {done} of {len(tasks)} files")
+    present = {found.path for found in discovery.files}
+    report.removed = _remove(conn, [path for path in stored if path not in present])
+    tasks = [t for f in discovery.files if (t := _task(f, stored.get(f.path)))]
+    report.unchanged = len(discovery.files) - len(tasks)
+    _store_all(project, conn, tasks, report, progress, stop)
     report.timings["parse"] = time.perf_counter() - started - report.timings["discover"]
-
-    resolve_started = time.perf_counter()
-    pending = _pending(conn)
-    if pending:
-        if progress:
-            progress("resolve", 0, len(pending))
-        total = conn.execute("SELECT count(*) FROM files").fetchone()[0]
-        stats = resolve(conn, project.root, None if len(pending) >= total else pending)
-        with transaction(conn):
-            set_meta(conn, PENDING_KEY, "[]")
-            set_meta(conn, "last_index", str(time.time()))
-        report.resolved_files = stats.files
-        report.edges = stats.edges
-        if progress:
-            progress("resolve", len(pending), len(pending))
-    report.timings["resolve"] = time.perf_counter() - resolve_started
+    _resolve_pending(project, conn, report, progress)
+    with transaction(conn):
+        set_meta(conn, STATE_KEY, "done")
+        set_meta(conn, "last_index", str(time.time()))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def update_paths(
+    project: Project,
+    conn: sqlite3.Connection,
+    rel_paths: Iterable[str],
+    *,
+    progress: ProgressCallback | None = None,
+    should_stop: StopCheck | None = None,
+) -> IndexReport:
+    """Bring only ``rel_paths`` up to date: each is checked as discovery would (ignore
+    rules, size, binary...) and re-indexed, removed when it is gone or now excluded, or
+    left alone when unchanged. A directory stands for the files below it (a directory
+    moved in, or away). Paths may be relative to the root or absolute."""
+    with lock.hold(project.data_dir, "indexer") as writer:
+        stop = _stop_check(should_stop, writer)
+        started = time.perf_counter()
+        report = IndexReport()
+        files = expand_paths(project, conn, rel_paths)
+        report.discovered = len(files)
+        tasks, gone = _plan(project, conn, files, report)
+        report.removed = _remove(conn, gone)
+        _store_all(project, conn, tasks, report, progress, stop)
+        report.timings["parse"] = time.perf_counter() - started
+        _resolve_pending(project, conn, report, progress)
+        with transaction(conn):
+            set_meta(conn, "last_update", str(time.time()))
+        report.seconds = time.perf_counter() - started
+        return report
+
+
+def _plan(
+    project: Project, conn: sqlite3.Connection, files: list[str], report: IndexReport
+) -> tuple[list[FileTask], list[str]]:
+    """Split paths into work to do and files to remove, counting the rest."""
+    options = discovery_options(project)
+    tasks: list[FileTask] = []
+    gone: list[str] = []
+    for rel in files:
+        known = _stored_file(conn, rel)
+        outcome: DiscoveredFile | str = (
+            "ignored" if is_ignored_path(project.root, rel, options)
+            else check_file(project.root, rel, options)
+        )  # fmt: skip
+        if isinstance(outcome, str):
+            if known:
+                gone.append(rel)
+            elif outcome != "vanished":
+                _count(report, outcome)
+        elif task := _task(outcome, known):
+            tasks.append(task)
+        else:
+            report.unchanged += 1
+    return tasks, gone
+
+
+def relative_path(project: Project, path: str) -> str | None:
+    """``path`` relative to the root with '/' separators; ``None`` for the root itself,
+    for paths outside it and for paths inside the data dir (the index's own files)."""
+    root = str(project.root)
+    full = os.path.normpath(os.path.join(root, path))
+    data_dir = str(project.data_dir)
+    if full == data_dir or full.startswith(data_dir + os.sep):
+        return None
+    if not full.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    return os.path.relpath(full, root).replace(os.sep, "/")
+
+
+def expand_paths(project: Project, conn: sqlite3.Connection, paths: Iterable[str]) -> list[str]:
+    """The files that changed paths stand for: a file as given; for a directory that
+    exists, every file below it that is not ignored; for one that is gone (or moved
+    away), every stored file below it."""
+    options = discovery_options(project)
+    out: set[str] = set()
+    for raw in paths:
+        rel = relative_path(project, raw)
+        if rel is None:
+            continue
+        absolute = project.root / rel
+        if absolute.is_dir() and not absolute.is_symlink():
+            out |= _walk(project.root, rel, options)
+        else:
+            out.add(rel)
+        prefix = rel + "/"
+        out.update(
+            row[0]
+            for row in conn.execute(
+                "SELECT path FROM files WHERE path >= ? AND path < ?", (prefix, rel + "0")
+            )
+        )
+    return sorted(out)
+
+
+def _walk(root: Path, rel_dir: str, options: DiscoveryOptions) -> set[str]:
+    """Files below ``rel_dir`` that ignore rules keep (other checks come later)."""
+    if is_ignored_path(root, rel_dir, options):
+        return set()
+    found: set[str] = set()
+    for current, dirs, names in os.walk(root / rel_dir):
+        base = os.path.relpath(current, root).replace(os.sep, "/")
+        dirs[:] = [d for d in dirs if not is_ignored_path(root, f"{base}/{d}", options)]
+        found.update(
+            f"{base}/{n}" for n in names if not is_ignored_path(root, f"{base}/{n}", options)
+        )
+    return found

@@ -6,6 +6,8 @@ import json
 import sqlite3
 from typing import Any
 
+from repolens.index.lock import writer_status
+from repolens.index.pipeline import needs_resume
 from repolens.project import Project
 from repolens.store.db import get_meta, schema_version
 
@@ -47,6 +49,8 @@ def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
             "edges": conn.execute("SELECT count(*) FROM edges").fetchone()[0],
             "pending_resolve": len(json.loads(get_meta(conn, "pending_resolve", "[]"))),
         },
+        "writer": writer_status(project.data_dir),
+        "resume_needed": needs_resume(conn),
         "schema_version": schema_version(conn),
         "last_index": float(last) if last else None,
     }
