@@ -1,0 +1,172 @@
+"""Commands that keep the index fresh: ``update``, ``watch`` and ``stop``.
+
+``update`` is an explicit incremental run (only what changed is redone; new chunks are
+embedded unless ``--no-embed``). ``watch`` is the foreground watcher. ``stop`` asks
+whichever process writes the index (an indexer, a watcher or a server) to stop after its
+current batch; what it committed is kept and the next run resumes from there.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+from repolens.cli.common import (
+    console,
+    emit,
+    err_console,
+    fail,
+    json_option,
+    load_project,
+    open_index,
+    project_option,
+)
+from repolens.index import lock
+from repolens.index.background import make_embedder
+from repolens.index.pipeline import IndexCancelled, IndexReport, index_project, update_paths
+from repolens.index.watcher import WatchEvent, WatchOptions, watch_allowed, watch_project
+from repolens.project import Project
+
+PATH_ARGUMENT = click.argument(
+    "path", required=False, type=click.Path(path_type=Path, file_okay=False)
+)
+
+
+def _summary(report: IndexReport) -> str:
+    return (
+        f"{report.parsed} updated, {report.unchanged} unchanged, {report.removed} removed,"
+        f" {report.failed} failed; {report.edges} edges resolved in {report.seconds:.2f}s"
+    )
+
+
+@click.command("update")
+@PATH_ARGUMENT
+@click.option("--file", "files", multiple=True, help="Only these paths (repeatable).")
+@click.option("--no-embed", is_flag=True, help="Do not embed new chunks.")
+@json_option
+def update_command(
+    path: Path | None, files: tuple[str, ...], no_embed: bool, as_json: bool
+) -> None:
+    """Update the index of PATH (default: the current project) with what changed since
+    the last run: unchanged files are skipped, changed ones re-indexed, deleted ones
+    removed, and references into them re-resolved. An interrupted index is resumed."""
+    project = load_project(path, as_json)
+    result: dict[str, Any] = {"project": str(project.root)}
+    with open_index(project, as_json, readonly=False) as conn:
+        try:
+            with lock.hold(project.data_dir, "update") as writer:
+                if files:
+                    report = update_paths(project, conn, [str(Path(f).absolute()) for f in files])
+                else:
+                    report = index_project(project, conn)
+                result["index"] = asdict(report)
+                if not no_embed:
+                    result["embed"] = _embed(project, writer, as_json)
+        except (IndexCancelled, lock.WriterBusy) as exc:
+            fail(str(exc), as_json, **result)
+    emit(result, as_json, lambda: console.print(f"Update: {_summary(report)}"))
+
+
+def _embed(project: Project, writer: lock.WriterLock, as_json: bool) -> Any:
+    embedder, note = make_embedder(project)
+    if embedder is None:
+        if not as_json:
+            err_console.print(f"[yellow]{note}[/]", markup=True)
+        return {"skipped": note}
+    try:
+        return embedder(writer.stop_requested)
+    except Exception as exc:  # the graph and keyword index are already updated
+        fail(f"index updated; embedding failed: {exc}", as_json)
+
+
+@click.command("watch")
+@PATH_ARGUMENT
+@click.option("--no-embed", is_flag=True, help="Do not embed new chunks as files change.")
+@click.option("--debounce", "debounce_ms", default=2000, show_default=True,
+              help="Longest time (ms) a burst of changes is grouped.")  # fmt: skip
+@click.option("--poll", is_flag=True, help="Poll instead of OS events (network filesystems).")
+@json_option
+def watch_command(
+    path: Path | None, no_embed: bool, debounce_ms: int, poll: bool, as_json: bool
+) -> None:
+    """Watch PATH and keep its index fresh until Ctrl-C or `repolens stop`. First catches
+    up with changes made while nothing watched. With --json, prints one JSON object per
+    update (JSON lines)."""
+    project = load_project(path, as_json)
+    if not watch_allowed(project.settings.watch, explicit=True):
+        fail("watching is off for this project (setting watch = off)", as_json)
+    embedder, note = (None, "") if no_embed else make_embedder(project)
+    if note and not as_json:
+        err_console.print(f"[yellow]{note}; watching without embeddings[/]", markup=True)
+    options = WatchOptions(debounce_ms=debounce_ms, force_polling=poll)
+    show = _json_line if as_json else _show
+    with open_index(project, as_json, readonly=False) as conn:
+        try:
+            watch_project(project, conn, on_event=show, embed=embedder, options=options)
+        except lock.WriterBusy as exc:
+            fail(str(exc), as_json)
+        except KeyboardInterrupt:
+            pass
+    if not as_json:
+        console.print("Stopped watching.")
+
+
+def _json_line(event: WatchEvent) -> None:
+    data: dict[str, Any] = {"event": event.kind, "paths": event.paths, "time": time.time(),
+                            "seconds": round(event.seconds, 4)}  # fmt: skip
+    if event.report is not None:
+        data["index"] = asdict(event.report)
+    if event.error:
+        data["error"] = event.error
+    if event.embedded is not None:
+        data["embed"] = event.embedded
+    print(json.dumps(data, default=str), flush=True)
+
+
+def _show(event: WatchEvent) -> None:
+    stamp = time.strftime("%H:%M:%S")
+    if event.kind == "ready":
+        console.print(f"{stamp} watching (Ctrl-C or `repolens stop` to end)")
+    elif event.kind == "error":
+        err_console.print(f"{stamp} [red]{event.error}[/]", markup=True)
+    elif event.report is not None:
+        what = "caught up" if event.kind == "catch-up" else f"{event.paths} changed path(s)"
+        console.print(f"{stamp} {what}: {_summary(event.report)}")
+
+
+@click.command("stop")
+@project_option
+@click.option("--wait", "wait_seconds", type=float, default=0.0,
+              help="Wait up to this many seconds for the writer to finish its batch.")  # fmt: skip
+@json_option
+def stop_command(project_path: Path | None, wait_seconds: float, as_json: bool) -> None:
+    """Ask the process writing the index (indexer, watcher or server) to stop after its
+    current batch. Everything committed is kept; `repolens update` resumes."""
+    project = load_project(project_path, as_json)
+    holder = lock.request_stop(project.data_dir)
+    result: dict[str, Any] = {"writer": holder.to_dict() if holder else None}
+    if holder is not None and wait_seconds > 0:
+        result["stopped"] = lock.wait_released(project.data_dir, wait_seconds)
+    emit(result, as_json, lambda: _print_stop(holder, result.get("stopped")))
+    if result.get("stopped") is False:
+        sys.exit(1)
+
+
+def _print_stop(holder: lock.WriterInfo | None, stopped: bool | None) -> None:
+    if holder is None:
+        console.print("Nothing is writing the index.")
+    elif stopped is None:
+        console.print(f"Asked {holder.describe()} to stop after its current batch.")
+    elif stopped:
+        console.print(f"{holder.describe()} stopped.")
+    else:
+        console.print(f"{holder.describe()} has not stopped yet.")
+
+
+COMMANDS = [update_command, watch_command, stop_command]

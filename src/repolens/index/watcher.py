@@ -1,0 +1,235 @@
+"""Keep the index fresh while files change: debounced, path-by-path, one batch per burst.
+
+A thread runs ``watchfiles`` and queues the paths that changed (ignored paths and the
+index's own files are filtered out as they arrive). The writer loop takes everything
+queued at once, so a ``git checkout`` of thousands of files becomes one batched update,
+and updates what those paths are *now*: an editor's atomic save (write a temp file,
+rename it over the original) is just "the original changed", a vanished temp file is
+nothing. A changed ``.gitignore`` or ``.repolensignore`` changes which files count at
+all, so it triggers an incremental re-walk instead.
+
+Modes (``settings.watch``): ``auto`` lets a server watch on its own, ``manual`` only on
+request (``repolens watch`` or the MCP tool), ``off`` never.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+import watchfiles
+
+from repolens.discover import is_ignored_path
+from repolens.discover.ignore import GITIGNORE, REPOLENSIGNORE
+from repolens.index import lock
+from repolens.index.pipeline import (
+    IndexCancelled,
+    IndexReport,
+    discovery_options,
+    index_project,
+    relative_path,
+    update_paths,
+)
+from repolens.project import Project
+
+RESCAN_NAMES = frozenset({GITIGNORE, REPOLENSIGNORE})
+MAX_ATTEMPTS = 3  # a batch that fails this often is dropped (and reported), not retried forever
+POLL_SECONDS = 0.2
+
+StopCheck = Callable[[], bool]
+Embedder = Callable[[StopCheck], Any]
+
+
+class WatchDisabled(Exception):
+    """``settings.watch`` forbids this start."""
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """What the watcher did: ``ready``, ``catch-up``, ``update``, ``rescan`` or ``error``."""
+
+    kind: str
+    paths: int = 0
+    changed: tuple[str, ...] = ()  # the paths as reported by the OS (absolute)
+    report: IndexReport | None = None
+    error: str = ""
+    embedded: Any = None
+    seconds: float = 0.0
+
+
+def watch_allowed(mode: str, *, explicit: bool) -> bool:
+    """``auto`` always; ``manual`` only when a person or client asked; ``off`` never."""
+    return mode == "auto" or (mode == "manual" and explicit)
+
+
+@dataclass(slots=True)
+class WatchOptions:
+    debounce_ms: int = 2000  # longest a burst is grouped before it is handed over
+    step_ms: int = 150  # quiet time that ends a burst
+    catch_up: bool = True  # first index what changed while nobody watched
+    force_polling: bool = False  # for filesystems without inotify (network mounts)
+
+
+class Watcher:
+    """The change feed for one project (the thread that runs ``watchfiles``)."""
+
+    def __init__(self, project: Project, options: WatchOptions) -> None:
+        self.project = project
+        self.options = options
+        self.ready = threading.Event()
+        self._changes: queue.Queue[set[str]] = queue.Queue()
+        self._stop = threading.Event()
+        self._discovery = discovery_options(project)
+        self._thread = threading.Thread(target=self._feed, name="repolens-watch", daemon=True)
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def has_changes(self) -> bool:
+        return not self._changes.empty()
+
+    def take(self, timeout: float) -> set[str]:
+        """Every path queued so far (waiting up to ``timeout`` for the first)."""
+        try:
+            paths = set(self._changes.get(timeout=timeout))
+        except queue.Empty:
+            return set()
+        while True:
+            try:
+                paths |= self._changes.get_nowait()
+            except queue.Empty:
+                return paths
+
+    def _keep(self, change: watchfiles.Change, path: str) -> bool:
+        rel = relative_path(self.project, path)
+        return rel is not None and not is_ignored_path(self.project.root, rel, self._discovery)
+
+    def _feed(self) -> None:
+        try:
+            for changes in watchfiles.watch(
+                self.project.root, watch_filter=self._keep, debounce=self.options.debounce_ms,
+                step=self.options.step_ms, stop_event=self._stop, rust_timeout=200,
+                yield_on_timeout=True, raise_interrupt=False,
+                force_polling=self.options.force_polling,
+            ):  # fmt: skip
+                self.ready.set()
+                if changes:
+                    self._changes.put({path for _, path in changes})
+        except Exception as exc:  # the loop reports it; a dead feed must not look idle
+            self.error = exc
+        finally:
+            self.ready.set()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+
+def watch_project(
+    project: Project,
+    conn: sqlite3.Connection,
+    *,
+    should_stop: StopCheck | None = None,
+    on_event: Callable[[WatchEvent], None] | None = None,
+    embed: Embedder | None = None,
+    options: WatchOptions | None = None,
+) -> None:
+    """Be the project's writer and keep its index fresh until stopped (``should_stop``,
+    ``repolens stop`` from anywhere, or the feed failing). Raises ``lock.WriterBusy``."""
+    options = options or WatchOptions()
+    with lock.hold(project.data_dir, "watcher") as writer:
+        stop = lambda: writer.stop_requested() or bool(should_stop and should_stop())  # noqa: E731
+        watcher = Watcher(project, options)
+        watcher.start()
+        try:
+            watcher.ready.wait()
+            _Loop(project, conn, watcher, stop, on_event, embed).run(options.catch_up)
+        finally:
+            watcher.close()
+
+
+@dataclass(slots=True)
+class _Loop:
+    """The writer side: takes queued paths, updates, embeds, reports."""
+
+    project: Project
+    conn: sqlite3.Connection
+    watcher: Watcher
+    stop: StopCheck
+    on_event: Callable[[WatchEvent], None] | None
+    embed: Embedder | None
+
+    def emit(self, event: WatchEvent) -> None:
+        if self.on_event:
+            self.on_event(event)
+
+    def run(self, catch_up: bool) -> None:
+        if self.watcher.error is not None:
+            raise self.watcher.error
+        self.emit(WatchEvent("ready"))
+        if catch_up:
+            self._step("catch-up", set())
+        retry: set[str] = set()
+        attempts = 0
+        while not self.stop():
+            if not self.watcher.alive:
+                raise RuntimeError(f"file watching failed: {self.watcher.error}")
+            paths = retry | self.watcher.take(POLL_SECONDS)
+            if not paths:
+                continue
+            if self._step(_kind(paths), paths):
+                retry, attempts = set(), 0
+                continue
+            attempts += 1
+            retry = paths if attempts < MAX_ATTEMPTS else set()
+            if not retry:
+                attempts = 0
+                self.emit(WatchEvent("error", len(paths), error="gave up on this batch"))
+
+    def _step(self, kind: str, paths: set[str]) -> bool:
+        """One update; False when it failed (the paths are retried) or was cancelled."""
+        started = time.perf_counter()
+        try:
+            if kind == "update":
+                report = update_paths(self.project, self.conn, paths, should_stop=self.stop)
+            else:
+                report = index_project(self.project, self.conn, should_stop=self.stop)
+        except IndexCancelled:
+            return True  # the loop sees the stop and ends
+        except Exception as exc:  # the watcher outlives one bad batch (retried, then dropped)
+            self.emit(WatchEvent("error", len(paths), error=f"{type(exc).__name__}: {exc}"))
+            time.sleep(POLL_SECONDS)
+            return False
+        embedded = self._embed()
+        seconds = time.perf_counter() - started
+        changed = tuple(sorted(paths))
+        self.emit(WatchEvent(kind, len(paths), changed, report, embedded=embedded, seconds=seconds))
+        return True
+
+    def _embed(self) -> Any:
+        """Embed new chunks, yielding to fresh changes: search by keyword is already
+        current, vectors can wait for the next quiet moment."""
+        if self.embed is None:
+            return None
+        try:
+            return self.embed(lambda: self.stop() or self.watcher.has_changes())
+        except IndexCancelled:
+            return None
+        except Exception as exc:  # embedding is optional; the index itself is fresh
+            self.emit(WatchEvent("error", error=f"embedding failed: {exc}"))
+            return None
+
+
+def _kind(paths: set[str]) -> str:
+    return "rescan" if any(PurePosixPath(p).name in RESCAN_NAMES for p in paths) else "update"
