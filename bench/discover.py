@@ -66,13 +66,13 @@ def discover_files(root: Path) -> int:
 
 @contextlib.contextmanager
 def check_mode(threaded: bool) -> Iterator[None]:
-    """Force the file checks serial or threaded (normally chosen by timing the first files)."""
-    saved = discover_core.IO_BOUND_S
-    discover_core.IO_BOUND_S = 0.0 if threaded else float("inf")
+    """Force the file checks serial or threaded (normally chosen by probing the first files)."""
+    saved = discover_core.COLD_BLOCKS_PER_FILE
+    discover_core.COLD_BLOCKS_PER_FILE = 0.0 if threaded else float("inf")
     try:
         yield
     finally:
-        discover_core.IO_BOUND_S = saved
+        discover_core.COLD_BLOCKS_PER_FILE = saved
 
 
 def discover_forced(threaded: bool) -> Callable[[Path], int]:

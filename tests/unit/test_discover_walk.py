@@ -176,10 +176,10 @@ def test_examples_are_capped_at_five(tmp_path: Path) -> None:
 def test_many_files_serial_and_threaded_checks_agree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threaded: bool
 ) -> None:
-    """The thread pool is used only when the first files show disk waits; a zero threshold
-    makes a warm run take it too, and it must give exactly the serial answer."""
+    """The thread pool is used only when the first files had to be read from disk; a zero
+    threshold makes a warm run take it too, and it must give exactly the serial answer."""
     if threaded:
-        monkeypatch.setattr(discover_core, "IO_BOUND_S", 0.0)
+        monkeypatch.setattr(discover_core, "COLD_BLOCKS_PER_FILE", 0.0)
     files = {f"pkg{i % 7}/m{i}.py": f"x = {i}\n" for i in range(1500)}
     files.update({f"bin/b{i}.sh": "\0" for i in range(20)})
     write(tmp_path, files)

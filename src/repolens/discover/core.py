@@ -19,7 +19,6 @@ match a ``.gitignore`` pattern aside: git lists them, as it should).
 from __future__ import annotations
 
 import os
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -32,16 +31,28 @@ from repolens.discover.models import DEFAULT_OPTIONS, DiscoveredFile, Discovery,
 from repolens.discover.pathcheck import stack_for_dir
 from repolens.discover.walk import Candidate, Walker
 
+try:
+    import resource
+except ImportError:  # not on Windows: checks then always run serially
+    resource = None  # type: ignore[assignment]
+
 # Checks are open + fstat + 8 KiB read: system calls that release the GIL. On a cold page
 # cache they wait on the disk and 8 threads halve the time on 2 cores (29k files: 6.9 s
 # serial, 3.4 s threaded); on a warm cache the Python work holds the GIL and threads make it
-# slower (1.4 s serial, 2.0 s threaded). So the first PROBE files are checked serially and
-# timed: only when they show disk waits (IO_BOUND_S per file) does the rest go to the pool.
+# slower (1.4 s serial, 2.0 s threaded). So the first PROBE files are checked serially while
+# counting the blocks the kernel had to read from disk for us: only a cold cache (on average
+# at least one block per probed file) sends the rest to the pool. Wall time would be a worse
+# signal: on a busy machine CPU starvation looks just like disk waits.
 PROBE = 256
-IO_BOUND_S = 100e-6
+COLD_BLOCKS_PER_FILE = 1.0
 PARALLEL_MIN = 512
 WORKERS = 8
 CHUNK = 128
+
+
+def _blocks_read() -> int:
+    """Blocks this process read from storage so far (0 where the OS does not say)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_inblock if resource else 0
 
 
 def _parent_stack(ctx: Context, rel: str) -> Stack:
@@ -117,11 +128,11 @@ def _inspect_chunk(ctx: Context, chunk: list[Candidate]) -> list[DiscoveredFile 
 
 
 def _inspect_many(ctx: Context, cands: list[Candidate]) -> list[DiscoveredFile | str]:
-    started = time.perf_counter()
+    blocks_before = _blocks_read()
     results = _inspect_chunk(ctx, cands[:PROBE])
-    per_file = (time.perf_counter() - started) / max(1, min(PROBE, len(cands)))
+    cold = _blocks_read() - blocks_before >= COLD_BLOCKS_PER_FILE * min(PROBE, len(cands))
     rest = cands[PROBE:]
-    if len(rest) < PARALLEL_MIN or per_file < IO_BOUND_S:
+    if len(rest) < PARALLEL_MIN or not cold:
         return results + _inspect_chunk(ctx, rest)
     chunks = [rest[i : i + CHUNK] for i in range(0, len(rest), CHUNK)]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
