@@ -45,8 +45,9 @@ def copy_pip_tree(dest: Path, limit: int = 150) -> list[str]:
     return copied
 
 
-def make_project(root: Path, data_dir: Path | None = None) -> Project:
+def make_project(root: Path, data_dir: Path | None = None, **settings: str) -> Project:
     env = {"REPOLENS_EMBED_PROVIDER": "none"}
+    env.update({f"REPOLENS_{key.upper()}": value for key, value in settings.items()})
     if data_dir is not None:
         env["REPOLENS_DATA_DIR"] = str(data_dir)
     return open_project(root, load_settings(root, environ=env))

@@ -148,6 +148,7 @@ def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: Inde
     now = time.time()
     with transaction(conn):
         pending = _pending(conn)
+        before = _symbols_of(conn, _ids(conn, [r.task.path for r in batch if r.task.known_hash]))
         for result in batch:
             task = result.task
             if result.status == "unchanged":
@@ -164,7 +165,7 @@ def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: Inde
             else:
                 pending.add(_write_file(conn, result, now))
                 report.parsed += 1
-        _save_pending(conn, pending)
+        _save_pending(conn, pending | _drop_edges_into(conn, before))
 
 
 def _write_file(conn: sqlite3.Connection, result: FileResult, now: float) -> int:
@@ -187,15 +188,49 @@ def _ids(conn: sqlite3.Connection, paths: list[str]) -> set[int]:
 
 def _forget(conn: sqlite3.Connection, paths: list[str]) -> set[int]:
     """Delete files from the store; return the files whose references must be re-resolved
-    because they pointed into what was deleted (computed before the rows go)."""
+    because they pointed into what was deleted."""
     ids = _ids(conn, paths)
     if not ids:
         return set()
-    affected = affected_files(conn, ids) - ids
+    symbols = _symbols_of(conn, ids)
+    affected = affected_files(conn, ids)  # importers, name users: read before rows go
     for path in paths:
         graph_store.delete_file(conn, path)
     chunk_store.purge_deleted_chunks(conn)  # their FTS rows go in the same transaction
-    return affected
+    return (affected | _drop_edges_into(conn, symbols)) - ids
+
+
+def _in_slices(conn: sqlite3.Connection, sql: str, ids: Iterable[int]) -> set[int]:
+    """Run ``sql`` (one ``{marks}`` list) over ``ids`` in slices SQLite accepts."""
+    found: set[int] = set()
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), 500):
+        part = ordered[start : start + 500]
+        rows = conn.execute(sql.format(marks=",".join("?" * len(part))), part)
+        found.update(row[0] for row in rows)
+    return found
+
+
+def _symbols_of(conn: sqlite3.Connection, file_ids: set[int]) -> set[int]:
+    return _in_slices(conn, "SELECT id FROM symbols WHERE file_id IN ({marks})", file_ids)
+
+
+def _drop_edges_into(conn: sqlite3.Connection, old_symbols: set[int]) -> set[int]:
+    """Delete edges from other files into symbols that no longer exist; return those
+    files. Every commit thus leaves a closed graph (no edge to nowhere), and the files
+    are resolved again, perhaps to a symbol that replaced the old one."""
+    gone = old_symbols - _in_slices(
+        conn, "SELECT id FROM symbols WHERE id IN ({marks})", old_symbols
+    )
+    if not gone:
+        return set()
+    files = _in_slices(
+        conn, "SELECT DISTINCT file_id FROM edges WHERE target_id IN ({marks})", gone
+    )
+    for start in range(0, len(ordered := sorted(gone)), 500):
+        part = ordered[start : start + 500]
+        conn.execute(f"DELETE FROM edges WHERE target_id IN ({','.join('?' * len(part))})", part)
+    return files
 
 
 def _remove(conn: sqlite3.Connection, gone: list[str]) -> int:
@@ -233,15 +268,7 @@ def _store_all(
 
 
 def _existing(conn: sqlite3.Connection, ids: set[int]) -> set[int]:
-    found: set[int] = set()
-    ordered = sorted(ids)
-    for start in range(0, len(ordered), 500):
-        part = ordered[start : start + 500]
-        marks = ",".join("?" * len(part))
-        found |= {
-            row[0] for row in conn.execute(f"SELECT id FROM files WHERE id IN ({marks})", part)
-        }
-    return found
+    return _in_slices(conn, "SELECT id FROM files WHERE id IN ({marks})", ids)
 
 
 def _resolve_pending(

@@ -1,0 +1,116 @@
+"""SIGKILL the real indexer at random points: the index stays whole and the next update
+ends exactly where a clean full index does.
+
+Each round kills ``python -m repolens index --no-embed`` (and its parser processes) after a
+random delay, on either a fresh index or a tree just changed (edits, a new file, a
+deletion, a rename), then checks SQLite, graph and FTS consistency, runs an update, and
+compares symbols, edges and chunks with a full index of the same tree into a fresh data
+dir. ``REPOLENS_CRASH_ROUNDS`` sets the number of rounds (default 20).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from test_fresh import Snapshot, check_consistency, clean_snapshot, copy_pip_tree, make_project
+from test_fresh import snapshot as take_snapshot
+
+from repolens.index.pipeline import index_project
+from repolens.store.db import connect
+
+ROUNDS = int(os.environ.get("REPOLENS_CRASH_ROUNDS", "20"))
+TREE_FILES = 60
+
+
+def run_indexer(root: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "REPOLENS_EMBED_PROVIDER": "none"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "repolens", "index", "--no-embed", str(root)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the indexer and every parser process it started (one session)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def mutate(root: Path, rng: random.Random, serial: int) -> None:
+    """Change the tree the way work does: edit bodies, add a function and a caller, add,
+    delete and rename files."""
+    files = sorted(root.rglob("*.py"))
+    for path in rng.sample(files, 6):
+        text = path.read_text()
+        name = f"added_{serial}_{rng.randrange(1000)}"
+        path.write_text(f"{text}\n\ndef {name}():\n    return len({name!r})\n\n\n"
+                        f"def call_{name}():\n    return {name}()\n")  # fmt: skip
+    victim = rng.choice(files)
+    if rng.random() < 0.5:
+        victim.unlink()
+    else:
+        victim.rename(victim.with_name(f"renamed_{serial}_{victim.name}"))
+    (root / "pip" / f"new_{serial}.py").write_text(
+        "from pip._internal.exceptions import PipError\n\n\n"
+        f"def fresh_{serial}():\n    raise PipError('x')\n"
+    )
+
+
+def tree_key(root: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_sigkill_at_random_points_then_update_matches_clean_index(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    copy_pip_tree(root, TREE_FILES)
+    project = make_project(root)
+    clean: dict[str, Snapshot] = {}
+
+    started = time.perf_counter()
+    proc = run_indexer(root)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    full_run = time.perf_counter() - started
+
+    killed_mid_run = 0
+    for seed in range(ROUNDS):
+        rng = random.Random(seed)
+        if seed % 2 == 0:
+            shutil.rmtree(project.data_dir)  # kill during a first, full index
+        else:
+            mutate(root, rng, seed)  # kill during an incremental run
+        proc = run_indexer(root)
+        time.sleep(rng.uniform(0.05, full_run))
+        killed_mid_run += proc.poll() is None
+        kill_group(proc)
+
+        conn = connect(project.db_path)
+        try:
+            check_consistency(conn)
+            index_project(project, conn)
+            check_consistency(conn)
+            got = take_snapshot(conn)
+        finally:
+            conn.close()
+        key = tree_key(root)
+        if key not in clean:
+            clean[key] = clean_snapshot(root, tmp_path / "clean")
+        expected = clean[key]
+        for part in ("symbols", "edges", "chunks"):
+            assert got[part] == expected[part], (
+                f"round {seed}: {part} differ: missing {sorted(expected[part] - got[part])[:5]},"
+                f" extra {sorted(got[part] - expected[part])[:5]}"
+            )
+    assert killed_mid_run >= ROUNDS // 2, "most kills must land while the indexer runs"
