@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,24 @@ def test_many_files_serial_and_threaded_checks_agree(
     assert kept(result) == sorted(p for p in files if p.endswith(".py"))
     assert all(f.size == len(files[f.path]) for f in result.files)
     assert result.skipped["binary"] == 20
+
+
+@pytest.mark.parametrize("mode", ["fs", "git"])
+def test_files_deleted_while_discovering(tmp_path: Path, mode: str) -> None:
+    """A real race: a thread deletes half the files while discover() runs. Survivors are all
+    kept; in git mode (where every path is listed up front) each deleted file is either kept
+    (checked before it went) or reported vanished, never lost and never an error."""
+    names = [f"d{i % 20}/f{i}.py" for i in range(3000)]
+    write(tmp_path, dict.fromkeys(names, "x = 1\n"))
+    if mode == "git":
+        commit_all(tmp_path)
+    doomed = names[1::2]
+    deleter = threading.Thread(target=lambda: [(tmp_path / n).unlink() for n in doomed])
+    deleter.start()
+    result = discover(tmp_path)
+    deleter.join()
+    found = set(kept(result))
+    assert set(names[0::2]) <= found
+    assert found <= set(names)
+    if mode == "git":
+        assert len(found) + result.skipped["vanished"] == len(names)
