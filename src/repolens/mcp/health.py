@@ -1,0 +1,102 @@
+"""The ``health`` tool's checks: each says ok, warn or fail and what to do about it.
+
+They are cheap (no model is loaded, nothing is written) so an agent can call ``health``
+first when something looks wrong.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import sqlite3
+
+from repolens import __version__
+from repolens.embed import EmbeddingError
+from repolens.index.lock import writer_status
+from repolens.index.providers import provider_for
+from repolens.mcp.runtime import ProjectHandle
+from repolens.parse.registry import grammar_status
+from repolens.store.db import StoreError, connect, latest_version, schema_version
+
+Check = tuple[str, str]  # (level, text)
+
+
+def health_checks(handle: ProjectHandle) -> list[Check]:
+    return [
+        _runtime(),
+        _sqlite(),
+        _index(handle),
+        _grammars(),
+        _embeddings(handle),
+        _writer(handle),
+    ]
+
+
+def _runtime() -> Check:
+    try:
+        sdk = importlib.metadata.version("mcp")
+    except importlib.metadata.PackageNotFoundError:
+        sdk = "?"
+    return "ok", f"Python {platform.python_version()}, repolens {__version__}, MCP SDK {sdk}"
+
+
+def _sqlite() -> Check:
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+    except sqlite3.OperationalError:
+        return "fail", f"SQLite {sqlite3.sqlite_version} has no FTS5: keyword search cannot work"
+    finally:
+        conn.close()
+    return "ok", f"SQLite {sqlite3.sqlite_version} with FTS5"
+
+
+def _index(handle: ProjectHandle) -> Check:
+    path = handle.project.db_path
+    if not path.exists():
+        return "warn", f"no index at {path} yet: call `index`"
+    try:
+        conn = connect(path, readonly=True)
+    except StoreError as exc:
+        return "fail", str(exc)
+    try:
+        version = schema_version(conn)
+        files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    finally:
+        conn.close()
+    size = path.stat().st_size / 1e6
+    return "ok", (
+        f"index {path} ({size:.1f} MB, {files} files, schema {version}/{latest_version()})"
+    )
+
+
+def _grammars() -> Check:
+    status = grammar_status()
+    broken = {lang: why for lang, why in status.items() if why != "ok"}
+    loaded = sorted(lang for lang, why in status.items() if why == "ok")
+    if broken:
+        listed = "; ".join(f"{lang}: {why}" for lang, why in sorted(broken.items()))
+        return "warn", f"grammars loaded: {', '.join(loaded) or 'none'}; unavailable: {listed}"
+    return "ok", f"grammars: {', '.join(loaded)}"
+
+
+def _embeddings(handle: ProjectHandle) -> Check:
+    settings = handle.project.settings
+    if settings.embed_provider == "none":
+        return "ok", "embeddings off (embed_provider = none): keyword search only"
+    try:
+        provider = provider_for(settings)
+    except EmbeddingError as exc:
+        return "warn", f"embedding provider '{settings.embed_provider}' unavailable: {exc}"
+    if provider is None:
+        return "ok", "embeddings off"
+    return "ok", f"embedding provider {provider.profile.key()}"
+
+
+def _writer(handle: ProjectHandle) -> Check:
+    writer = writer_status(handle.project.data_dir)
+    if writer is None:
+        return "ok", "writer lock: free"
+    if writer.get("stale"):
+        return "warn", f"writer {writer['role']} (pid {writer['pid']}): heartbeat is stale"
+    return "ok", f"writer: {writer['role']} (pid {writer['pid']} on {writer['host']})"

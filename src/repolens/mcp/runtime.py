@@ -1,0 +1,173 @@
+"""What a running server knows: its projects, their background writers, how to read them.
+
+Tools never hold a connection between calls: each call opens a read-only connection (a
+millisecond in WAL mode), so it sees every batch the indexer committed up to that moment
+and concurrent calls never share a cursor. The one writer per project is a
+``BackgroundIndexer`` (index, then watch); when another process writes, this server
+only reads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repolens.embed import EmbeddingError
+from repolens.index.background import BackgroundIndexer
+from repolens.index.embedding import embedded_share
+from repolens.index.lock import writer_status
+from repolens.index.providers import provider_for
+from repolens.index.watcher import watch_allowed
+from repolens.mcp.paths import PathError, confine
+from repolens.project import Project
+from repolens.store.db import StoreError, connect
+
+
+class ToolInputError(Exception):
+    """A tool cannot answer as asked; the message says why and what to do instead."""
+
+
+@dataclass(slots=True)
+class ProjectHandle:
+    """One project this server serves."""
+
+    project: Project
+    linked: bool = False
+    writer: BackgroundIndexer = field(init=False)
+    _provider: Any = None
+    _provider_error: str = ""
+    _provider_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        embed = self.project.settings.embed_provider != "none"
+        self.writer = BackgroundIndexer(self.project, embed=embed)
+
+    @property
+    def root(self) -> Path:
+        return self.project.root
+
+    def indexed(self) -> bool:
+        return self.project.db_path.exists()
+
+    @contextmanager
+    def reader(self) -> Iterator[sqlite3.Connection]:
+        """A read-only connection; a missing index is a clear error naming what runs."""
+        if not self.indexed():
+            raise ToolInputError(self._not_indexed_message())
+        try:
+            conn = connect(self.project.db_path, readonly=True)
+        except StoreError as exc:
+            raise ToolInputError(str(exc)) from None
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def _not_indexed_message(self) -> str:
+        if self.writer.running():
+            return f"the index is being built ({self.job_line()}); ask again in a few seconds"
+        return f"{self.root} is not indexed yet; call the index tool to build it"
+
+    def indexing(self) -> bool:
+        """Whether this server is building or catching up the index right now."""
+        state = self.writer.state
+        return self.writer.running() and state.state in ("running", "cancelling")
+
+    def job_line(self) -> str:
+        """``running: parse 120/483 (4.2s)`` — what the writer job is doing."""
+        state = self.writer.state
+        progress = f" {state.done}/{state.total}" if state.total else ""
+        stage = f": {state.stage}{progress}" if state.stage else ""
+        started = state.started or time.time()
+        elapsed = (state.finished or time.time()) - started
+        return f"{state.state}{stage} ({elapsed:.1f}s)"
+
+    def progress_note(self) -> str:
+        """A caveat for answers given while the index is still being written."""
+        if self.indexing():
+            return f"index in progress ({self.job_line()}): results may be incomplete"
+        if self.writer.running():
+            return ""
+        writer = writer_status(self.project.data_dir)
+        if writer is not None:
+            return f"{writer['role']} (pid {writer['pid']}) is updating the index"
+        return ""
+
+    def query_provider(self, conn: sqlite3.Connection) -> tuple[Any, str]:
+        """The embedding provider for queries when some vectors exist for it, else
+        ``None`` and why (search then runs on BM25 alone)."""
+        with self._provider_lock:
+            if self._provider is None and not self._provider_error:
+                try:
+                    self._provider = provider_for(self.project.settings)
+                except EmbeddingError as exc:
+                    self._provider_error = f"semantic search unavailable: {exc}"
+                if self._provider is None and not self._provider_error:
+                    self._provider_error = "embeddings are off (embed_provider = none)"
+            provider, error = self._provider, self._provider_error
+        if provider is None:
+            return None, error
+        done, _total = embedded_share(conn, provider.profile.key())
+        if not done:
+            return None, "no embeddings yet: keyword (BM25) search only"
+        return provider, ""
+
+
+class Runtime:
+    """The server's projects: its root first, then linked ones."""
+
+    def __init__(self, root: Project, linked: list[Project] | None = None) -> None:
+        self.main = ProjectHandle(root)
+        self.linked = [ProjectHandle(p, linked=True) for p in linked or []]
+
+    def handles(self) -> list[ProjectHandle]:
+        return [self.main, *self.linked]
+
+    def handle(self, project_path: str | None) -> ProjectHandle:
+        """The project ``project_path`` names: the server's root when omitted, or a known
+        project whose root contains it. Any other directory is refused."""
+        if project_path is None or not project_path.strip():
+            return self.main
+        text = project_path.strip()
+        for handle in self.handles():
+            try:
+                confine(handle.root, text if Path(text).is_absolute() else str(handle.root / text))
+            except PathError:
+                continue
+            return handle
+        known = ", ".join(str(h.root) for h in self.handles())
+        raise ToolInputError(
+            f"projectPath '{project_path}' is not a project this server serves (known: {known});"
+            " start `repolens serve --project PATH` (or --link PATH) for another one"
+        )
+
+    def auto_start(self) -> None:
+        """What each project's writer does at start: an unindexed project is indexed,
+        then watched (``watch = auto``); an indexed one resumes an interrupted run and
+        watches, as ``BackgroundIndexer.autostart`` decides."""
+        for handle in self.handles():
+            if handle.indexed():
+                handle.writer.autostart()
+            elif handle.writer.start(watch=False):
+                self.watch_after_index(handle)
+
+    def watch_after_index(self, handle: ProjectHandle) -> None:
+        """When the index run just started ends well, go on watching (``watch = auto``)."""
+        threading.Thread(
+            target=_watch_after_index, args=(handle,), daemon=True, name="repolens-then-watch"
+        ).start()
+
+
+def _watch_after_index(handle: ProjectHandle) -> None:
+    """Once the first index is done, start watching if the settings allow it."""
+    handle.writer.wait()
+    if handle.writer.state.state == "done" and watch_allowed(
+        handle.project.settings.watch, explicit=False
+    ):
+        handle.writer.start(watch=True)

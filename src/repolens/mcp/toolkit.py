@@ -1,0 +1,154 @@
+"""What every tool shares: parameter types with descriptions, and error translation.
+
+Tools are methods marked with ``@tool``; ``register`` adds them to the server. The mark
+wraps each call so that any failure reaches the agent as a tool error (``is_error``) with a
+message it can act on — a bad path, an unknown symbol with candidates, a missing index —
+and the server itself never goes down because of an argument.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from repolens.config import ConfigError
+from repolens.mcp.paths import PathError
+from repolens.mcp.runtime import ToolInputError
+from repolens.present.symbols import label
+from repolens.project import ProjectError
+from repolens.query.analysis import FileLookupError
+from repolens.query.graph import SymbolLookupError, SymbolRef
+from repolens.store.db import StoreError
+
+log = logging.getLogger("repolens.mcp")
+F = TypeVar("F", bound=Callable[..., Any])
+
+MIN_BUDGET, MAX_BUDGET = 400, 100_000
+SHORT, LONG = 6_000, 10_000  # default budgets: lists, and answers with code
+
+ProjectPath = Annotated[
+    str | None,
+    Field(description="Project root (absolute path). Omit for the project this server serves."),
+]
+Budget = Annotated[
+    int,
+    Field(
+        ge=MIN_BUDGET,
+        le=MAX_BUDGET,
+        description="Maximum characters in the answer (about 4 characters per token).",
+    ),
+]
+SymbolName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=500,
+        description="A symbol: name ('send'), qualified ('Session.send'), dotted full name,"
+        " 'path/file.py:Name', or 'path/file.py:LINE' for the symbol around that line.",
+    ),
+]
+FileFilter = Annotated[
+    str | None,
+    Field(
+        description="Restrict to this file (path relative to the project root, or a"
+        " unique path suffix)."
+    ),
+]
+KindFilter = Annotated[
+    str | None,
+    Field(description="Restrict to this symbol kind (function, method, class, ...)."),
+]
+Limit = Annotated[int, Field(ge=1, le=500, description="Maximum number of items to list.")]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMark:
+    name: str
+    title: str
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+
+def tool(
+    name: str,
+    title: str,
+    *,
+    read_only: bool = True,
+    destructive: bool = False,
+    idempotent: bool = True,
+) -> Callable[[F], F]:
+    """Mark a method as an MCP tool; its docstring is the description agents read."""
+
+    def mark(fn: F) -> F:
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except ToolError:
+                raise
+            except Exception as exc:
+                raise ToolError(explain(exc)) from exc
+
+        call.__repolens_tool__ = ToolMark(name, title, read_only, destructive, idempotent)  # type: ignore[attr-defined]
+        return call  # type: ignore[return-value]
+
+    return mark
+
+
+def explain(exc: Exception) -> str:
+    """The message an agent sees for a failure."""
+    if isinstance(exc, SymbolLookupError):
+        return lookup_message(exc.message, exc.candidates)
+    if isinstance(exc, FileLookupError):
+        listed = "".join(f"\n- {path}" for path in exc.candidates[:10])
+        return f"{exc.message}" + (f"\nDid you mean:{listed}" if listed else "")
+    if isinstance(exc, PathError | ToolInputError | StoreError | ConfigError | ProjectError):
+        return str(exc)
+    if isinstance(exc, sqlite3.OperationalError):
+        return f"the index could not be read ({exc}); if indexing is running, ask again shortly"
+    log.exception("tool failed")
+    return f"internal error ({type(exc).__name__}: {exc}); the server is still running"
+
+
+def lookup_message(message: str, candidates: Sequence[SymbolRef]) -> str:
+    """A lookup failure with its candidates, each in a form that can be passed back."""
+    if not candidates:
+        return message
+    lines = [message, "Candidates (pass one as the symbol, e.g. its path:line):"]
+    lines += [f"- {label(c)}" for c in candidates[:10]]
+    if len(candidates) > 10:
+        lines.append(f"- … {len(candidates) - 10} more; narrow with file= or kind=")
+    return "\n".join(lines)
+
+
+def register(app: MCPServer, *groups: object) -> list[str]:
+    """Add every ``@tool`` method of ``groups`` to ``app``; return the tool names."""
+    names = []
+    for group in groups:
+        for attr in dir(group):
+            method = getattr(group, attr)
+            mark = getattr(method, "__repolens_tool__", None)
+            if not isinstance(mark, ToolMark):
+                continue
+            hints = ToolAnnotations(
+                title=mark.title,
+                read_only_hint=mark.read_only,
+                destructive_hint=None if mark.read_only else mark.destructive,
+                idempotent_hint=None if mark.read_only else mark.idempotent,
+                open_world_hint=False,
+            )
+            app.add_tool(
+                method, name=mark.name, title=mark.title, annotations=hints, structured_output=False
+            )
+            names.append(mark.name)
+    return names

@@ -1,0 +1,115 @@
+"""Whole-project views: ``deps`` (a file's imports and importers), ``cycles``,
+``deadcode`` and ``graph_stats``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from repolens.mcp.paths import confine
+from repolens.mcp.runtime import Runtime
+from repolens.mcp.toolkit import SHORT, Budget, Limit, ProjectPath, tool
+from repolens.mcp.tools_search import finish, split_list
+from repolens.present.format import Answer, plural
+from repolens.present.graph import render_cycles, render_dead, render_deps, render_mapping
+from repolens.query.analysis import cycle_links, dead_code_report, file_deps, graph_stats
+from repolens.query.graph import import_cycles
+
+DEAD_KINDS = ("function", "method", "class")
+
+
+class AnalysisTools:
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
+
+    @tool("deps", "A file's imports and importers")
+    def deps(
+        self,
+        path: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="The file (relative to the project root, or a unique path suffix).",
+            ),
+        ],
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """What a file imports (project files it depends on, then external or unresolved
+        modules) and which files import it, each with path:line of the import statement."""
+        handle = self.rt.handle(projectPath)
+        relative = confine(handle.root, path)
+        with handle.reader() as conn:
+            deps = file_deps(conn, relative)
+        out = Answer(budget)
+        out.add_clipped(f"# Dependencies of {deps.file}")
+        render_deps(out, deps)
+        return finish(out, handle)
+
+    @tool("cycles", "Import cycles")
+    def cycles(
+        self,
+        limit: Annotated[int, Field(ge=1, le=200, description="Maximum cycles.")] = 20,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """Circular imports between project files, each as a chain of files with the import
+        statements (path:line) that close it."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            found = import_cycles(conn, limit=limit + 1)
+            links = {n: cycle_links(conn, files) for n, files in enumerate(found[:limit], start=1)}
+        out = Answer(budget)
+        out.add(f"# Import cycles: {len(found[:limit])}{'+' if len(found) > limit else ''}")
+        if not found:
+            out.add("No circular imports between project files.")
+        render_cycles(out, found[:limit], links)
+        if len(found) > limit:
+            out.leave_out("more cycles", "raise limit")
+        return finish(out, handle)
+
+    @tool("deadcode", "Unused symbols")
+    def deadcode(
+        self,
+        kind: Annotated[
+            str | None,
+            Field(description="Kinds to check, comma-separated (default function,method,class)."),
+        ] = None,
+        limit: Limit = 100,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """Functions, methods and classes nothing in the project refers to (entry points,
+        tests, registered callbacks, overrides and public API excluded), then those only
+        unresolved references might reach. Check before deleting: dynamic use is invisible."""
+        handle = self.rt.handle(projectPath)
+        kinds = split_list(kind) or DEAD_KINDS
+        with handle.reader() as conn:
+            report = dead_code_report(conn, kinds=kinds, limit=limit)
+        out = Answer(budget)
+        out.add(
+            f"# Dead code ({', '.join(kinds)}): {plural(report.total_dead, 'unused symbol')},"
+            f" {report.total_possibly} possibly unused"
+        )
+        render_dead(out, report)
+        return finish(out, handle)
+
+    @tool("graph_stats", "Graph size and quality")
+    def graph_stats(
+        self,
+        top: Annotated[int, Field(ge=0, le=50, description="Most connected symbols to list.")] = 10,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """Size and quality of the code graph: files, symbols and edges by kind, per-language
+        share of references left unresolved (and why), and the most connected symbols."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            stats = graph_stats(conn, top=top)
+        out = Answer(budget)
+        out.add("# Graph statistics")
+        if not render_mapping(out, stats):
+            out.leave_out("the rest of the statistics", "raise budget")
+        return finish(out, handle)

@@ -1,0 +1,287 @@
+"""The code graph: ``node``, ``callers``, ``callees``, ``impact`` and ``trace``.
+
+Symbols are looked up exactly (``find_symbol``): an ambiguous or unknown name is a tool
+error listing the candidates, never an answer about a different symbol.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+
+from repolens.mcp.paths import confine
+from repolens.mcp.runtime import ProjectHandle, Runtime
+from repolens.mcp.source import SourceCache
+from repolens.mcp.toolkit import (
+    LONG,
+    SHORT,
+    Budget,
+    FileFilter,
+    KindFilter,
+    Limit,
+    ProjectPath,
+    SymbolName,
+    tool,
+)
+from repolens.mcp.tools_search import finish, languages_of
+from repolens.present.format import Answer, plural
+from repolens.present.graph import (
+    render_edges,
+    render_impact,
+    render_possible_callers,
+    render_unresolved,
+)
+from repolens.present.listing import render_symbols
+from repolens.present.symbols import label
+from repolens.present.trace import NodeFacts, render_node, render_trace
+from repolens.query.analysis import file_deps
+from repolens.query.graph import (
+    FILE_KIND,
+    SymbolRef,
+    call_path,
+    callees,
+    callers,
+    find_symbol,
+    impact,
+    possible_callers,
+    search_symbols,
+    unresolved_calls,
+)
+
+NODE_NEIGHBOURS = 50
+
+
+def symbol_arg(root: Path, text: str) -> str:
+    """A symbol argument whose path part (``src/a.py:Name``, ``../x.py:3``) is confined
+    to the root; names without a path pass through unchanged."""
+    text = text.strip()
+    head, sep, rest = text.partition(":")
+    if sep and rest.startswith(":"):  # a Rust / C++ path, not a file
+        return text
+    if "/" in head or "\\" in head or head.startswith(".."):
+        return f"{confine(root, head)}{sep}{rest}"
+    return text
+
+
+def lookup(
+    conn: sqlite3.Connection,
+    handle: ProjectHandle,
+    symbol: str,
+    file: str | None,
+    kind: str | None,
+) -> SymbolRef:
+    """The one symbol meant, with every path argument confined."""
+    query = symbol_arg(handle.root, symbol)
+    return find_symbol(conn, query, file=confine(handle.root, file) if file else None, kind=kind)
+
+
+class GraphTools:
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
+
+    @tool("node", "One symbol or file in full")
+    def node(
+        self,
+        symbol: SymbolName,
+        file: FileFilter = None,
+        kind: KindFilter = None,
+        budget: Budget = LONG,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """Everything about one symbol: signature, docstring, decorators, its callers and
+        callees (with unresolved calls), and its code with line numbers. Given a file path,
+        the file's outline. Use it after `search`/`symbols`/`context` to read one symbol."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            sym = lookup(conn, handle, symbol, file, kind)
+            if sym.kind == FILE_KIND:
+                return self._file_node(conn, handle, sym, budget)
+            facts = _facts(conn, sym)
+            source = SourceCache(handle.root, conn)
+            lines = source(sym.file)
+            language = languages_of(conn, {sym.file}).get(sym.file, "")
+        out = Answer(budget)
+        render_node(out, facts, lines, language)
+        return finish(out, handle, source.stale_note())
+
+    def _file_node(
+        self, conn: sqlite3.Connection, handle: ProjectHandle, sym: SymbolRef, budget: int
+    ) -> str:
+        deps = file_deps(conn, sym.file)
+        outline = search_symbols(conn, "", file=sym.file, limit=501)
+        out = Answer(budget)
+        out.add_clipped(f"# {sym.file} (file, module {sym.full_name})")
+        out.add(
+            f"Imports {len(deps.imports)} project files, {len(deps.unresolved)} outside;"
+            f" imported by {len(deps.importers)} (see `deps`)."
+        )
+        out.add(f"\n## Outline ({plural(len(outline[:500]), 'symbol')})")
+        render_symbols(out, outline[:500], more=len(outline) > 500)
+        return finish(out, handle)
+
+    @tool("callers", "Who uses a symbol")
+    def callers(
+        self,
+        symbol: SymbolName,
+        file: FileFilter = None,
+        kind: KindFilter = None,
+        limit: Limit = 100,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """Every resolved caller of a symbol (calls, instantiations, references) with the
+        call site path:line and how sure the resolver is; plus unresolved references
+        carrying its name, which may be callers too (so an empty list is never a false
+        "no callers")."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            sym = lookup(conn, handle, symbol, file, kind)
+            hits = callers(conn, sym, limit=limit + 1)
+            maybe = possible_callers(conn, sym, limit=limit)
+        out = Answer(budget)
+        out.add_clipped(
+            f"# Callers of {label(sym)}: {len(hits[:limit])}{'+' if len(hits) > limit else ''}"
+        )
+        render_edges(out, hits[:limit], what="callers", hint="raise limit", more=len(hits) > limit)
+        render_possible_callers(out, maybe, sym.name)
+        if not hits and not maybe:
+            out.add(
+                "No unresolved reference carries its name either; it may still be used"
+                " dynamically (getattr, registries) or from outside the project."
+            )
+        return finish(out, handle)
+
+    @tool("callees", "What a symbol uses")
+    def callees(
+        self,
+        symbol: SymbolName,
+        file: FileFilter = None,
+        kind: KindFilter = None,
+        limit: Limit = 100,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """What a symbol calls, instantiates or references (for a class: what its methods
+        use outside it), each with the call site and certainty; then the calls the
+        resolver could not connect (unknown targets) and builtin/external ones."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            sym = lookup(conn, handle, symbol, file, kind)
+            hits = callees(conn, sym, limit=limit + 1)
+            unresolved = unresolved_calls(conn, sym)
+        out = Answer(budget)
+        out.add_clipped(
+            f"# Callees of {label(sym)}: {len(hits[:limit])}"
+            f"{'+' if len(hits) > limit else ''} resolved, {len(unresolved)} not"
+        )
+        render_edges(out, hits[:limit], what="callees", hint="raise limit", more=len(hits) > limit)
+        render_unresolved(out, unresolved)
+        return finish(out, handle)
+
+    @tool("impact", "What breaks if a symbol changes")
+    def impact(
+        self,
+        symbol: SymbolName,
+        file: FileFilter = None,
+        kind: KindFilter = None,
+        depth: Annotated[int, Field(ge=1, le=6, description="Hops of dependents to follow.")] = 3,
+        limit: Annotated[int, Field(ge=1, le=2000, description="Maximum dependents.")] = 300,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """The blast radius of changing a symbol: everything that calls, instantiates,
+        references, subclasses or overrides it, transitively up to `depth`, grouped by file
+        with the depth and the edge that links each one."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            sym = lookup(conn, handle, symbol, file, kind)
+            result = impact(conn, sym, depth=depth, limit=limit)
+        out = Answer(budget)
+        files = len(result.by_file())
+        out.add_clipped(
+            f"# Impact of changing {label(sym)}: {plural(len(result.hits), 'dependent')}"
+            f" in {plural(files, 'file')} (depth ≤ {depth})"
+        )
+        if not result.hits:
+            out.add("Nothing in the index depends on it (see `callers` for unresolved uses).")
+        render_impact(out, result)
+        return finish(out, handle)
+
+    @tool("trace", "Call path from A to B")
+    def trace(
+        self,
+        source: Annotated[
+            str,
+            Field(min_length=1, max_length=500, description="Where the flow starts (a symbol)."),
+        ],
+        target: Annotated[
+            str,
+            Field(min_length=1, max_length=500, description="Where it should arrive (a symbol)."),
+        ],
+        maxDepth: Annotated[int, Field(ge=1, le=12, description="Longest path to try.")] = 8,
+        budget: Budget = LONG,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """How `source` reaches `target`: the shortest call path, with each hop's code
+        inlined (the calling line marked >) and what the target calls next. Answer flow
+        questions from it instead of chaining callers/callees by hand. When no path exists,
+        says where it may break (unresolved calls)."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            src = lookup(conn, handle, source, None, None)
+            dst = lookup(conn, handle, target, None, None)
+            hops = call_path(conn, src, dst, max_depth=maxDepth)
+            source_cache = SourceCache(handle.root, conn)
+            out = Answer(budget)
+            if hops is None:
+                _no_path(out, conn, src, dst, maxDepth)
+            else:
+                out.add_clipped(
+                    f"# Trace {src.qualified_name} → {dst.qualified_name}:"
+                    f" {plural(len(hops), 'hop')}"
+                )
+                files = {src.file, *(h.symbol.file for h in hops)}
+                last_mile = callees(conn, dst, kinds=("calls", "instantiates"), limit=20)
+                render_trace(
+                    out,
+                    src,
+                    hops,
+                    lambda s: source_cache(s.file),
+                    languages_of(conn, files),
+                    last_mile,
+                )
+        return finish(out, handle, source_cache.stale_note())
+
+
+def _no_path(
+    out: Answer, conn: sqlite3.Connection, src: SymbolRef, dst: SymbolRef, depth: int
+) -> None:
+    out.add_clipped(f"# No call path from {label(src)} to {label(dst)} within {depth} hops")
+    out.add(
+        "(following calls and instantiations). The flow may go through a call the"
+        " resolver could not connect:"
+    )
+    render_unresolved(out, [r for r in unresolved_calls(conn, src) if r["reason"] != "builtin"])
+    render_possible_callers(out, possible_callers(conn, dst, limit=20), dst.name)
+    out.add(f"Callers of the target ({dst.qualified_name}):")
+    hits = callers(conn, dst, kinds=("calls", "instantiates"), limit=11)
+    render_edges(out, hits[:10], what="callers", hint="callers of the target", more=len(hits) > 10)
+
+
+def _facts(conn: sqlite3.Connection, sym: SymbolRef) -> NodeFacts:
+    row = conn.execute(
+        "SELECT docstring, decorators FROM symbols WHERE id = ?", (sym.id,)
+    ).fetchone()
+    called_by = callers(conn, sym, limit=NODE_NEIGHBOURS)
+    return NodeFacts(
+        symbol=sym,
+        docstring=str(row[0] or "") if row else "",
+        decorators=[d for d in str(row[1] or "").splitlines() if d] if row else [],
+        callers=called_by,
+        callees=callees(conn, sym, limit=NODE_NEIGHBOURS),
+        unresolved=unresolved_calls(conn, sym),
+        possible_callers=possible_callers(conn, sym, limit=20),
+    )

@@ -1,0 +1,256 @@
+"""Finding code: ``search`` (hybrid), ``symbols`` (by name), ``context`` (the primary
+tool) and ``files`` (the indexed tree)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from repolens.mcp.paths import confine, confine_glob
+from repolens.mcp.runtime import ProjectHandle, Runtime
+from repolens.mcp.source import SourceCache
+from repolens.mcp.toolkit import (
+    LONG,
+    SHORT,
+    Budget,
+    FileFilter,
+    KindFilter,
+    Limit,
+    ProjectPath,
+    tool,
+)
+from repolens.present.context import render_context
+from repolens.present.format import Answer, clip, plural
+from repolens.present.listing import render_files, render_hits, render_symbols
+from repolens.query.context import build_context
+from repolens.query.graph import search_symbols
+from repolens.query.search import search
+
+Query = Annotated[str, Field(min_length=1, max_length=2000, description="What to look for.")]
+
+
+def split_list(text: str | None) -> tuple[str, ...]:
+    """``"python, go"`` -> ``("python", "go")``."""
+    return tuple(p.strip() for p in (text or "").split(",") if p.strip())
+
+
+def languages_of(conn: sqlite3.Connection, paths: set[str]) -> dict[str, str]:
+    """Each path's language, for code fences."""
+    if not paths:
+        return {}
+    marks = ",".join("?" * len(paths))
+    rows = conn.execute(f"SELECT path, language FROM files WHERE path IN ({marks})", list(paths))
+    return {str(r[0]): str(r[1]) for r in rows}
+
+
+def finish(out: Answer, handle: ProjectHandle, *notes: str) -> str:
+    """Add the caveats every answer carries (index still building, stale files)."""
+    for note in (*notes, handle.progress_note()):
+        if note:
+            out.note(note)
+    return out.render()
+
+
+class SearchTools:
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
+
+    @tool("search", "Search code")
+    def search(
+        self,
+        query: Query,
+        limit: Annotated[int, Field(ge=1, le=50, description="Maximum results.")] = 10,
+        path: Annotated[
+            str | None,
+            Field(
+                description="Only files under this path or matching this glob"
+                " ('src/api', 'src/**/*.py')."
+            ),
+        ] = None,
+        language: Annotated[
+            str | None, Field(description="Only these languages, comma-separated ('python,go').")
+        ] = None,
+        kind: Annotated[
+            str | None,
+            Field(
+                description="Only code inside these symbol kinds, comma-separated"
+                " ('function,method')."
+            ),
+        ] = None,
+        minScore: Annotated[
+            float | None, Field(ge=0, le=1, description="Drop results scoring below this (0-1).")
+        ] = None,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """Hybrid code search (keywords + meaning, fused): ranked code chunks with path:line,
+        the enclosing symbol and line-numbered code. Use it to find where something is done
+        when you do not know the symbol's name; for a task or question prefer `context`,
+        for a known name use `symbols` or `node`."""
+        handle = self.rt.handle(projectPath)
+        glob = _path_glob(handle, path)
+        with handle.reader() as conn:
+            provider, why = handle.query_provider(conn)
+            hits = search(
+                conn,
+                handle.project.data_dir,
+                query,
+                limit=limit + 1,
+                path_glob=glob,
+                languages=split_list(language),
+                symbol_kinds=split_list(kind),
+                provider=provider,
+                min_score=minScore,
+            )
+        out = Answer(budget)
+        mode = "hybrid" if provider is not None else "keyword"
+        shown = hits[:limit]
+        out.add_clipped(f"# Search ({mode}): {clip(query, 200)} — {plural(len(shown), 'result')}")
+        if not shown:
+            out.add("No results. Try other words, fewer filters, or `symbols` for a name.")
+        render_hits(out, shown, more=len(hits) > limit)
+        return finish(out, handle, why)
+
+    @tool("symbols", "Find symbols by name")
+    def symbols(
+        self,
+        query: Annotated[
+            str,
+            Field(
+                max_length=500,
+                description="Part of a symbol name (case-insensitive); empty"
+                " lists the symbols of `file`/`kind`.",
+            ),
+        ] = "",
+        file: FileFilter = None,
+        kind: KindFilter = None,
+        limit: Limit = 50,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """Symbols (functions, classes, methods, ...) whose name contains the query, exact
+        matches first, with kind, path:line and signature. Use it to find a name to pass
+        to `node`, `callers`, `trace`...; with `file` and no query it outlines a file."""
+        handle = self.rt.handle(projectPath)
+        file = confine(handle.root, file) if file else None
+        with handle.reader() as conn:
+            refs = search_symbols(conn, query, file=file, kind=kind, limit=limit + 1)
+        out = Answer(budget)
+        where = f" in {file}" if file else ""
+        shown = refs[:limit]
+        out.add_clipped(f"# Symbols matching '{query}'{where}: {len(shown)}")
+        if not shown:
+            out.add("None. Try a shorter part of the name, or `search` for what it does.")
+        render_symbols(out, shown, more=len(refs) > limit)
+        return finish(out, handle)
+
+    @tool("context", "Context for a task")
+    def context(
+        self,
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=4000,
+                description="A question or task in words ('how are retries handled?'), or"
+                " symbol names ('Session.send HTTPAdapter.send'), or both.",
+            ),
+        ],
+        depth: Annotated[
+            int, Field(ge=1, le=2, description="Hops of callers/callees to explore (1 or 2).")
+        ] = 1,
+        budget: Budget = LONG,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """START HERE for a question or a task. Returns the entry points (best matching
+        symbols), related symbols (their callers/callees), the call paths between them,
+        and their code with line numbers, within the budget. Treat the code shown as
+        already read; ask `node` for a symbol whose code was cut."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            provider, why = handle.query_provider(conn)
+            source = SourceCache(handle.root, conn)
+            bundle = build_context(
+                conn,
+                handle.project.data_dir,
+                query,
+                read_lines=source,
+                budget=budget,
+                depth=depth,
+                provider=provider,
+            )
+            files = {item.symbol.file for item in bundle.items}
+            languages = languages_of(conn, files)
+        bundle.notes.extend(n for n in (why, source.stale_note(), handle.progress_note()) if n)
+        return render_context(bundle, language_of=languages)
+
+    @tool("files", "List indexed files")
+    def files(
+        self,
+        path: Annotated[
+            str, Field(description="Only files under this directory (relative to the root).")
+        ] = "",
+        language: Annotated[str | None, Field(description="Only this language.")] = None,
+        limit: Limit = 200,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """The indexed file tree under a directory: each file's language, line count, symbol
+        count and parse problems. Use it to see a project's layout or what was indexed."""
+        handle = self.rt.handle(projectPath)
+        prefix = confine(handle.root, path) if path else ""
+        with handle.reader() as conn:
+            rows, total, by_language = _file_rows(conn, prefix, language, limit)
+        out = Answer(budget)
+        mix = ", ".join(f"{lang} {n}" for lang, n in by_language[:8])
+        out.add_clipped(f"# Files under {prefix or '.'}/: {total} ({mix})")
+        if not rows:
+            out.add("No indexed files here. See `status` for skipped files.")
+        render_files(out, rows, more=total > len(rows))
+        return finish(out, handle)
+
+
+def _path_glob(handle: ProjectHandle, path: str | None) -> str | None:
+    """A directory becomes ``dir/**``; a glob is kept; both confined to the root."""
+    if not path or not path.strip():
+        return None
+    if any(ch in path for ch in "*?["):
+        return confine_glob(handle.root, path)
+    relative = confine(handle.root, path)
+    if not relative:
+        return None
+    return relative if (handle.root / relative).is_file() else f"{relative}/**"
+
+
+def _file_rows(
+    conn: sqlite3.Connection, prefix: str, language: str | None, limit: int
+) -> tuple[list[dict[str, Any]], int, list[tuple[str, int]]]:
+    clauses, params = ["1 = 1"], []
+    if prefix:
+        clauses.append("(f.path = ? OR substr(f.path, 1, ?) = ?)")
+        params += [prefix, len(prefix) + 1, prefix + "/"]
+    if language:
+        clauses.append("f.language = ?")
+        params.append(language.lower())
+    where = " AND ".join(clauses)
+    total = conn.execute(f"SELECT count(*) FROM files f WHERE {where}", params).fetchone()[0]
+    by_language = [
+        (str(r[0]), int(r[1]))
+        for r in conn.execute(
+            f"SELECT language, count(*) FROM files f WHERE {where} GROUP BY 1 ORDER BY 2 DESC",
+            params,
+        )
+    ]
+    rows = conn.execute(
+        "SELECT f.path, f.language, f.line_count, f.parse_status,"
+        " (SELECT count(*) FROM symbols s WHERE s.file_id = f.id AND s.kind != 'file')"
+        f" FROM files f WHERE {where} ORDER BY f.path LIMIT ?",
+        [*params, limit],
+    )
+    out = [
+        {"path": r[0], "language": r[1], "lines": r[2], "status": r[3], "symbols": r[4]}
+        for r in rows
+    ]
+    return out, int(total), by_language

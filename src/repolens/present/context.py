@@ -1,0 +1,105 @@
+"""Rendering a context bundle: a map first (entry points, related symbols, call paths),
+then code, within the budget.
+
+The map is small and says where everything is, so it always comes first; code follows in
+rank order and is cut line-wise when it no longer fits, with the exact lines left out
+named so the agent can ask for just those.
+"""
+
+from __future__ import annotations
+
+from repolens.present.format import Answer, cite, clip, code_block, lines_that_fit, plural
+from repolens.present.symbols import chain, label, span
+from repolens.query.context import ContextBundle, ContextItem
+
+MIN_CODE_LINES = 5
+
+
+def render_context(bundle: ContextBundle, *, language_of: dict[str, str] | None = None) -> str:
+    """The whole context answer, at most ``bundle.budget`` characters."""
+    out = Answer(bundle.budget)
+    out.add_clipped(f"# Context: {clip(bundle.query, 200)}")
+    _map(out, bundle)
+    if any(item.lines for item in bundle.items):
+        out.add("\n## Code (each block is the current file content, line-numbered)")
+    for item in bundle.items:
+        _code(out, item, (language_of or {}).get(item.symbol.file, ""))
+    _omitted(out, bundle)
+    for note in bundle.notes:
+        out.note(note)
+    return out.render()
+
+
+def _map(out: Answer, bundle: ContextBundle) -> None:
+    entries = [i for i in bundle.items if i.entry]
+    related = [i for i in bundle.items if not i.entry]
+    for title, word, items in (
+        ("Entry points", "entry point", entries),
+        ("Related", "related symbol", related),
+    ):
+        if not items:
+            continue
+        out.add(f"\n## {title}")
+        for number, item in enumerate(items, start=1):
+            why = f" — {'; '.join(item.why)}" if item.why else ""
+            if item.shown_in:
+                why += f" (overlaps code shown for {item.shown_in})"
+            if not out.add_clipped(f"{number}. {label(item.symbol)}{why}"):
+                out.leave_out(plural(len(items) - number + 1, word), "raise budget")
+                break
+    if bundle.paths:
+        out.add("\n## Call paths")
+        for number, path in enumerate(bundle.paths):
+            if not out.add_clipped(f"- {chain(path.start, path.hops)}"):
+                out.leave_out(
+                    plural(len(bundle.paths) - number, "call path"), "trace source=A target=B"
+                )
+                break
+    if bundle.passages:
+        out.add("\n## Other matches (outside any symbol)")
+        for hit in bundle.passages:
+            first = next((ln.strip() for ln in hit.snippet.splitlines() if ln.strip()), "")
+            out.add_clipped(f"- {cite(hit.file, hit.start_line, hit.end_line)}  {first}")
+
+
+def _code(out: Answer, item: ContextItem, language: str) -> None:
+    if not item.lines:
+        return
+    sym = item.symbol
+    header = f"\n### {sym.qualified_name} ({sym.kind}) — {span(sym)}"
+    first = sym.line
+    ask = f'node symbol="{cite(sym.file, sym.line)}"'
+    block = code_block(item.lines, first, language)
+    if out.fits(header + "\n" + block):
+        out.add(header + "\n" + block)
+        if item.truncated:
+            shown_to = first + len(item.lines) - 1
+            out.leave_out(f"{sym.qualified_name} lines {shown_to + 1}-{sym.end_line}", ask)
+        return
+    count = lines_that_fit(item.lines, first, out.room() - len(header) - 1)
+    if count >= MIN_CODE_LINES:
+        out.add(header + "\n" + code_block(item.lines[:count], first, language))
+        out.leave_out(f"{sym.qualified_name} lines {first + count}-{sym.end_line}", ask)
+    else:
+        out.leave_out(f"code of {sym.qualified_name} ({span(sym)})", ask)
+
+
+def _omitted(out: Answer, bundle: ContextBundle) -> None:
+    uncoded = [
+        item.symbol.qualified_name
+        for item in bundle.items
+        if not item.lines and not item.shown_in and item.symbol.kind != "file"
+    ]
+    if uncoded:
+        names = ", ".join(uncoded[:5]) + ("…" if len(uncoded) > 5 else "")
+        out.leave_out(
+            f"code of {plural(len(uncoded), 'symbol')} ({names})",
+            'node symbol="NAME" for one, or raise budget',
+        )
+    if bundle.omitted:
+        names = ", ".join(s.qualified_name for s in bundle.omitted[:6])
+        more = "…" if len(bundle.omitted) > 6 else ""
+        out.leave_out(
+            f"{plural(len(bundle.omitted), 'lower-ranked symbol')} ({names}{more})",
+            "ask context about one of them, or symbols/search",
+        )

@@ -1,0 +1,419 @@
+"""The context builder: for a question, a task or a symbol, the code an agent needs first.
+
+An agent asking "how does X reach Y" otherwise runs search, then callers, then reads five
+files. This builds the answer in one pass, search-heavy and traversal-light:
+
+1. seeds: hybrid search hits (mapped to the symbols that contain them) plus symbols named
+   by identifiers in the query (``parse_args``, ``Session.send``, ```backticked```);
+2. expansion: one or two hops of callers and callees around the best seeds, scored down
+   by distance and edge confidence, with a bonus for symbols that connect two seeds;
+3. ranking: seeds first among equals, tests down-ranked unless the query is about tests;
+4. call paths between the top symbols (from the edges seen, and a bounded path search);
+5. code for the top symbols, as many lines as the budget allows, read from disk now.
+
+Names are looked up exactly (principle 3): an ambiguous name contributes its candidates
+at a reduced weight, and a name that matches nothing is reported, never replaced by a
+near miss. What did not fit is listed so the agent can ask for it.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repolens.query.graph import (
+    EdgeHit,
+    SymbolLookupError,
+    SymbolRef,
+    call_path,
+    callees,
+    callers,
+    find_symbol,
+)
+from repolens.query.search import SearchResult, search
+from repolens.query.symbols import (
+    CLASS_KINDS,
+    FILE_KIND,
+    SYMBOL_COLUMNS,
+    SYMBOL_FROM,
+    is_test_path,
+    row_to_ref,
+)
+
+ReadLines = Callable[[str], "list[str] | None"]
+
+FLOW_KINDS = ("calls", "instantiates")
+MAX_NAMES = 12  # identifiers taken from one query
+SEARCH_LIMIT = 20
+EXPAND_SEEDS = 6  # seeds whose callers and callees are explored
+NEIGHBOURS = 15  # callers / callees taken per explored symbol
+MAX_ITEMS = 14  # symbols in the answer's map
+PATH_PAIRS = 3  # top symbols between which call paths are searched
+PATH_DEPTH = 5
+ENTRY_LINES = 80  # code lines at most per entry point
+RELATED_LINES = 40
+MIN_LINES = 6  # fewer lines than this are not worth showing
+LINE_OVERHEAD = 8  # number gutter and newline, per code line
+ITEM_OVERHEAD = 120  # the map line and the code header, per symbol
+FIXED_OVERHEAD = 700  # title, section headings, footer
+
+_TOKEN = re.compile(r"`([^`]+)`|([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?)")
+_CODE_SHAPE = re.compile(r"[_.$#:]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|\(\)$")
+_STOP_TEXT = (
+    "a an and are as at be by can code do does file files find for from function functions"
+    " get give how i if in into is it its me method methods my not of on or show so than"
+    " that the their them then there these this to use used uses using what when where"
+    " which who why will with work works would you your all any each call calls called"
+    " calling class classes"
+)
+_STOPWORDS = frozenset(_STOP_TEXT.split())
+# Kinds that rarely answer a question by themselves; ranked lower unless named.
+_MINOR_KINDS = frozenset({FILE_KIND, "variable", "constant", "field", "property", "enum_member"})
+
+
+@dataclass(slots=True)
+class ContextItem:
+    """A symbol in the answer: why it is there, and the code lines chosen for it."""
+
+    symbol: SymbolRef
+    score: float
+    entry: bool
+    why: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # code from ``symbol.line`` on
+    total_lines: int = 0  # the symbol's full span
+    shown_in: str = ""  # a higher-ranked item whose code already shows these lines
+
+    @property
+    def truncated(self) -> bool:
+        return 0 < len(self.lines) < self.total_lines
+
+
+@dataclass(frozen=True, slots=True)
+class CallPath:
+    """A chain of calls: ``start`` then each hop (the symbol reached, at a call site)."""
+
+    start: SymbolRef
+    hops: list[EdgeHit]
+
+    def ids(self) -> list[int]:
+        return [self.start.id, *(hop.symbol.id for hop in self.hops)]
+
+
+@dataclass(slots=True)
+class ContextBundle:
+    """Everything the context answer shows, ranked; ``omitted`` were ranked but cut."""
+
+    query: str
+    budget: int
+    items: list[ContextItem] = field(default_factory=list)
+    paths: list[CallPath] = field(default_factory=list)
+    passages: list[SearchResult] = field(default_factory=list)  # hits outside any symbol
+    omitted: list[SymbolRef] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Candidate:
+    symbol: SymbolRef
+    score: float = 0.0
+    seed: bool = False
+    why: list[str] = field(default_factory=list)
+
+    def add(self, score: float, reason: str, *, seed: bool) -> None:
+        self.score += score
+        self.seed = self.seed or seed
+        if reason and reason not in self.why and len(self.why) < 3:
+            self.why.append(reason)
+
+
+def build_context(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    query: str,
+    *,
+    read_lines: ReadLines,
+    budget: int = 10_000,
+    depth: int = 1,
+    provider: Any = None,
+    max_items: int = MAX_ITEMS,
+) -> ContextBundle:
+    """Rank the symbols relevant to ``query`` and load their code within ``budget``
+    characters. ``read_lines(path)`` supplies a file's current lines (it decides which
+    paths may be read); ``provider`` embeds the query for the dense half of search."""
+    bundle = ContextBundle(query=query, budget=budget)
+    pool: dict[int, _Candidate] = {}
+    _seed_from_names(conn, query, pool, bundle.notes)
+    _seed_from_search(conn, data_dir, query, provider, pool, bundle)
+    wants_tests = bool(re.search(r"\btests?\b|\bspec\b", query, re.IGNORECASE))
+    edges = _expand(conn, pool, depth=max(1, min(depth, 2)))
+    ranked = _rank(pool, wants_tests)
+    max_items = min(max_items, max(3, budget // 700))  # a small budget keeps room for code
+    chosen, bundle.omitted = ranked[:max_items], [c.symbol for c in ranked[max_items:]]
+    bundle.items = [ContextItem(c.symbol, round(c.score, 3), c.seed, c.why) for c in chosen]
+    bundle.paths = _paths(conn, bundle.items, edges)
+    _load_code(bundle, read_lines)
+    if not bundle.items and not bundle.passages:
+        bundle.notes.append("nothing in the index matches this query")
+    return bundle
+
+
+def query_names(query: str) -> list[tuple[str, bool]]:
+    """Identifiers in ``query`` worth looking up, each with whether it is code-shaped
+    (``snake_case``, ``camelCase``, dotted, backticked, ``name()``) rather than a word."""
+    found: dict[str, bool] = {}
+    for match in _TOKEN.finditer(query):
+        quoted, bare = match.group(1), match.group(2)
+        text = (quoted or bare or "").strip().removesuffix("()")
+        if not text or len(found) >= MAX_NAMES:
+            continue
+        shaped = bool(quoted) or bool(_CODE_SHAPE.search(bare or ""))
+        if not shaped and (len(text) < 4 or text.lower() in _STOPWORDS):
+            continue
+        found[text] = found.get(text, False) or shaped
+    return list(found.items())
+
+
+def _seed_from_names(
+    conn: sqlite3.Connection, query: str, pool: dict[int, _Candidate], notes: list[str]
+) -> None:
+    names = query_names(query)
+    words = {w.lower() for name, _ in names for w in re.split(r"[.:#]+", name)}
+    for name, shaped in names:
+        try:
+            refs, exact = [find_symbol(conn, name)], True
+        except SymbolLookupError as exc:
+            refs, exact = (exc.candidates, False) if exc.kind == "ambiguous" else ([], False)
+            if not refs and shaped and exc.kind == "not_found":
+                notes.append(f"no symbol named '{name}' in the index (searched as text)")
+        if not exact and len(refs) > (6 if shaped else 3):
+            refs = [r for r in refs if _co_named(r, words - {name.lower()})][:3]
+        weight = (3.0 if shaped else 1.2) * (1.0 if exact else 0.6)
+        for ref in refs[:6]:
+            bonus = 0.5 if _co_named(ref, words - {name.lower()}) else 0.0
+            _candidate(pool, ref).add(weight + bonus, f"named in the query ('{name}')", seed=True)
+
+
+def _co_named(ref: SymbolRef, words: set[str]) -> bool:
+    """Whether another word of the query names part of ``ref``'s qualifier
+    (``Session`` in "Session send" picks ``Session.send`` among many ``send``)."""
+    parts = {p.lower() for p in re.split(r"[./:]+", ref.full_name)[:-1]}
+    return bool(parts & words)
+
+
+def _seed_from_search(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    query: str,
+    provider: Any,
+    pool: dict[int, _Candidate],
+    bundle: ContextBundle,
+) -> None:
+    try:
+        hits = search(conn, data_dir, query, limit=SEARCH_LIMIT, provider=provider)
+    except sqlite3.OperationalError as exc:  # e.g. search tables not written yet
+        bundle.notes.append(f"search unavailable ({exc}); answered from names and the graph")
+        return
+    for rank, hit in enumerate(hits):
+        weight = 2.0 * 0.85**rank
+        refs = _symbols_in_hit(conn, hit)
+        if not refs:
+            if len(bundle.passages) < 5:
+                bundle.passages.append(hit)
+            continue
+        for ref in refs:
+            _candidate(pool, ref).add(weight / len(refs), f"search hit #{rank + 1}", seed=True)
+
+
+def _symbols_in_hit(conn: sqlite3.Connection, hit: SearchResult) -> list[SymbolRef]:
+    """The innermost symbol containing the hit, else (a module-level chunk) up to two
+    symbols that start inside it."""
+    row = conn.execute(
+        f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE f.path = ? AND s.kind != ?"
+        " AND s.start_line <= ? AND s.end_line >= ?"
+        " ORDER BY s.end_line - s.start_line LIMIT 1",
+        (hit.file, FILE_KIND, hit.start_line, hit.end_line),
+    ).fetchone()
+    if row is not None:
+        return [row_to_ref(row)]
+    rows = conn.execute(
+        f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE f.path = ? AND s.kind != ?"
+        " AND s.start_line BETWEEN ? AND ? AND s.parent_id IN"
+        " (SELECT id FROM symbols WHERE kind = ? AND file_id = s.file_id)"
+        " ORDER BY s.start_line LIMIT 2",
+        (hit.file, FILE_KIND, hit.start_line, hit.end_line, FILE_KIND),
+    ).fetchall()
+    return [row_to_ref(r) for r in rows]
+
+
+def _candidate(pool: dict[int, _Candidate], ref: SymbolRef) -> _Candidate:
+    if ref.id not in pool:
+        pool[ref.id] = _Candidate(ref)
+    return pool[ref.id]
+
+
+def _expand(
+    conn: sqlite3.Connection, pool: dict[int, _Candidate], *, depth: int
+) -> list[tuple[int, EdgeHit]]:
+    """Add callers and callees of the best seeds; return every call edge seen as
+    ``(source id, hit on the target)`` for path building."""
+    edges: list[tuple[int, EdgeHit]] = []
+    frontier = [c for c in _best(pool.values(), EXPAND_SEEDS) if c.symbol.kind != FILE_KIND]
+    for level in range(depth):
+        factor = 0.35 ** (level + 1)
+        reached: list[_Candidate] = []
+        for cand in frontier:
+            aggregate = cand.symbol.kind in CLASS_KINDS  # a class's callees are its methods'
+            used_by = (
+                f"used in {cand.symbol.name}" if aggregate else f"called by {cand.symbol.name}"
+            )
+            for hit in callees(conn, cand.symbol, kinds=FLOW_KINDS, limit=NEIGHBOURS):
+                if not aggregate:
+                    edges.append((cand.symbol.id, hit))
+                reached.append(_neighbour(pool, hit, cand, factor, used_by))
+            for hit in callers(conn, cand.symbol, kinds=FLOW_KINDS, limit=NEIGHBOURS):
+                edges.append((hit.symbol.id, _as_target(cand.symbol, hit)))
+                reached.append(
+                    _neighbour(pool, hit, cand, factor * 0.9, f"calls {cand.symbol.name}")
+                )
+        frontier = [c for c in _best(reached, 3) if not c.seed and c.symbol.kind != FILE_KIND]
+    return edges
+
+
+def _neighbour(
+    pool: dict[int, _Candidate], hit: EdgeHit, via: _Candidate, factor: float, why: str
+) -> _Candidate:
+    cand = _candidate(pool, hit.symbol)
+    bonus = 0.5 if cand.seed else 0.0  # connects two things the query asked about
+    cand.add(via.score * factor * hit.confidence + bonus, why, seed=False)
+    return cand
+
+
+def _as_target(target: SymbolRef, hit: EdgeHit) -> EdgeHit:
+    """A caller hit turned around: the same call site, seen as a hop into ``target``."""
+    return EdgeHit(target, hit.edge_kind, hit.line, hit.confidence, hit.provenance, hit.file)
+
+
+def _best(cands: Iterable[_Candidate], count: int) -> list[_Candidate]:
+    unique = {c.symbol.id: c for c in cands}
+    return sorted(unique.values(), key=lambda c: -c.score)[:count]
+
+
+def _rank(pool: dict[int, _Candidate], wants_tests: bool) -> list[_Candidate]:
+    for cand in pool.values():
+        if is_test_path(cand.symbol.file) and not wants_tests:
+            cand.score *= 0.4
+        if cand.symbol.kind in _MINOR_KINDS and not any(w.startswith("named") for w in cand.why):
+            cand.score *= 0.5
+    return sorted(pool.values(), key=lambda c: (-c.score, not c.seed, c.symbol.file, c.symbol.line))
+
+
+def _paths(
+    conn: sqlite3.Connection, items: list[ContextItem], edges: list[tuple[int, EdgeHit]]
+) -> list[CallPath]:
+    """Call chains among the chosen symbols: those the expansion already saw, then a
+    bounded path search between the top few that are not yet connected."""
+    chosen = {item.symbol.id: item.symbol for item in items}
+    paths = _chains(chosen, edges)
+    connected = {(p.ids()[0], p.ids()[-1]) for p in paths}
+    top = [i.symbol for i in items if i.symbol.kind != FILE_KIND][:PATH_PAIRS]
+    for src in top:
+        for dst in top:
+            if src.id == dst.id or (src.id, dst.id) in connected:
+                continue
+            hops = call_path(conn, src, dst, max_depth=PATH_DEPTH)
+            if hops:
+                paths.append(CallPath(src, hops))
+                connected.add((src.id, dst.id))
+    return _drop_contained(paths)[:6]
+
+
+def _chains(chosen: dict[int, SymbolRef], edges: list[tuple[int, EdgeHit]]) -> list[CallPath]:
+    """Longest simple chains (two hops or more) through chosen symbols only."""
+    out: dict[int, list[EdgeHit]] = {}
+    incoming: set[int] = set()
+    for source, hit in edges:
+        inside = source in chosen and hit.symbol.id in chosen and source != hit.symbol.id
+        if inside and all(h.symbol.id != hit.symbol.id for h in out.get(source, [])):
+            out.setdefault(source, []).append(hit)
+            incoming.add(hit.symbol.id)
+    starts = [sid for sid in out if sid not in incoming] or list(out)
+    chains: list[CallPath] = []
+    for start in starts:
+        best = _longest(start, out, [start])
+        if len(best) >= 2:
+            chains.append(CallPath(chosen[start], best))
+    return chains
+
+
+def _longest(node: int, out: dict[int, list[EdgeHit]], seen: list[int]) -> list[EdgeHit]:
+    best: list[EdgeHit] = []
+    if len(seen) > 6:
+        return best
+    for hit in out.get(node, []):
+        if hit.symbol.id in seen:
+            continue
+        tail = [hit, *_longest(hit.symbol.id, out, [*seen, hit.symbol.id])]
+        if len(tail) > len(best):
+            best = tail
+    return best
+
+
+def _drop_contained(paths: list[CallPath]) -> list[CallPath]:
+    """Drop a path whose symbols all appear, in order, inside a longer one."""
+    ordered = sorted(paths, key=lambda p: -len(p.hops))
+    kept: list[CallPath] = []
+    for path in ordered:
+        ids = path.ids()
+        if not any(_is_subsequence(ids, k.ids()) for k in kept):
+            kept.append(path)
+    return kept
+
+
+def _is_subsequence(small: list[int], big: list[int]) -> bool:
+    it = iter(big)
+    return all(x in it for x in small)
+
+
+def _load_code(bundle: ContextBundle, read_lines: ReadLines) -> None:
+    """Give each item, in rank order, as many code lines as the remaining budget allows.
+    Later, smaller symbols may still fit after a large one did not."""
+    room = bundle.budget - FIXED_OVERHEAD - ITEM_OVERHEAD * len(bundle.items)
+    room -= sum(60 * len(p.hops) for p in bundle.paths) + 160 * len(bundle.passages)
+    loaded: list[ContextItem] = []
+    for item in bundle.items:
+        sym = item.symbol
+        if sym.kind == FILE_KIND or room < MIN_LINES * 30:
+            continue
+        overlap = next((o for o in loaded if _overlaps(o, sym)), None)
+        if overlap is not None:
+            item.shown_in = overlap.symbol.qualified_name
+            continue
+        lines = read_lines(sym.file)
+        if lines is None or sym.line > len(lines):
+            continue
+        span = lines[sym.line - 1 : max(sym.end_line, sym.line)]
+        item.total_lines = len(span)
+        cap = ENTRY_LINES if item.entry else RELATED_LINES
+        take, cost = 0, 0
+        for text in span[:cap]:
+            line_cost = min(len(text), 240) + LINE_OVERHEAD
+            if cost + line_cost > room:
+                break
+            take, cost = take + 1, cost + line_cost
+        if take >= min(MIN_LINES, len(span)):
+            item.lines = span[:take]
+            room -= cost
+            loaded.append(item)
+
+
+def _overlaps(item: ContextItem, sym: SymbolRef) -> bool:
+    """Whether ``sym``'s lines intersect the code already loaded for ``item`` (a class and
+    its methods, say), so the same lines are not shown twice."""
+    if item.symbol.file != sym.file:
+        return False
+    first, last = item.symbol.line, item.symbol.line + len(item.lines) - 1
+    return sym.line <= last and first <= max(sym.end_line, sym.line)
