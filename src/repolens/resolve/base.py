@@ -9,7 +9,7 @@ Everything else (scopes, re-exports, receiver types, name matching) is shared.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from repolens.resolve.project import BindingRow, FileRow, ImportRow, Project, Sym
@@ -71,6 +71,9 @@ class LanguageSpec:
     imports_are_members: bool = False  # every module-level import is importable (Python)
     wildcard_needs_public: bool = False  # `import *` skips `_private` names (Python)
     class_scope_visible: bool = False  # class-body names visible inside methods
+    # Guess bare names by name match: only where names can come from nowhere visible
+    # (script globals in JS); where scoping is exact, a name not found is a local.
+    bare_name_match: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +102,16 @@ class Value:
             and PROVENANCE_RANK[provenance] <= PROVENANCE_RANK[self.provenance]
         ):
             return self
-        return replace(
-            self,
-            confidence=min(self.confidence, confidence),
-            provenance=max(provenance, self.provenance, key=PROVENANCE_RANK.__getitem__),
+        if PROVENANCE_RANK[provenance] < PROVENANCE_RANK[self.provenance]:
+            provenance = self.provenance
+        return Value(
+            self.kind,
+            self.sym,
+            self.module,
+            self.reason,
+            min(self.confidence, confidence),
+            provenance,
+            self.binding,
         )
 
     def via(self, other: Value) -> Value:

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from repolens.resolve.base import NONE_UNKNOWN, LanguageSpec, Layout, Module, Value
+from repolens.resolve.base import (
+    NONE_UNKNOWN,
+    ImportResult,
+    LanguageSpec,
+    Layout,
+    Module,
+    Value,
+)
 from repolens.resolve.project import FileRow, ImportRow, Project, Sym
 
 K = TypeVar("K", bound=Hashable)
@@ -66,12 +73,17 @@ class Context:
     spec_of: dict[int, LanguageSpec] = field(default_factory=dict)  # file id -> spec
     layouts: dict[str, Layout] = field(default_factory=dict)  # spec name -> layout
     cycles: Cycles = field(default_factory=Cycles)
-    import_names: dict[int, dict[str, list[ImportRow]]] = field(default_factory=dict)
+    # file -> name -> (line, symbol id, binder) of its module-level bindings (see scope)
+    module_tables: dict[int, dict[str, list[tuple[int, int, Value | ImportRow]]]] = field(
+        default_factory=dict
+    )
     imported_files: dict[int, set[int]] = field(default_factory=dict)
+    import_results: dict[int, ImportResult] = field(default_factory=dict)
     imports: Memo[int, Value] = field(init=False)  # import id -> what it binds
     targets: Memo[int, tuple[Value, str | None]] = field(init=False)  # import id -> module
     members: Memo[tuple[int, str], Value | None] = field(init=False)  # (module, name)
     bases: Memo[int, list[Value]] = field(init=False)  # class id -> resolved bases
+    mros: Memo[int, tuple[list[Value], bool]] = field(init=False)  # class id -> ancestry
     bindings: Memo[tuple[int, int, str, int], Value] = field(init=False)
     returns: Memo[int, Value] = field(init=False)  # function id -> what calling it gives
 
@@ -80,6 +92,7 @@ class Context:
         self.targets = Memo(self.cycles, (NONE_UNKNOWN, None))
         self.members = Memo(self.cycles, None)
         self.bases = Memo(self.cycles, [])
+        self.mros = Memo(self.cycles, ([], True))
         self.bindings = Memo(self.cycles, NONE_UNKNOWN)
         self.returns = Memo(self.cycles, NONE_UNKNOWN)
 
@@ -93,6 +106,16 @@ class Context:
     def module_of(self, file_id: int) -> Module | None:
         layout = self.layout(file_id)
         return layout.of_file.get(file_id) if layout else None
+
+    def import_result(self, imp: ImportRow) -> ImportResult | None:
+        """Where an import's specifier points (None for files of no known language)."""
+        found = self.import_results.get(imp.id)
+        if found is None:
+            layout = self.layout(imp.file_id)
+            if layout is None:
+                return None
+            found = self.import_results[imp.id] = layout.resolve_import(self.file(imp.file_id), imp)
+        return found
 
     def file(self, file_id: int) -> FileRow:
         return self.project.files[file_id]

@@ -115,11 +115,8 @@ def import_targets(ctx: Context, imp: ImportRow) -> ImportTargets:
     A name from a one-file module depends on that file (a barrel, not where the name is
     finally defined: that is the barrel's own import).
     """
-    layout = ctx.layout(imp.file_id)
-    if layout is None:
-        return ImportTargets((), None)
-    resolved = layout.resolve_import(ctx.file(imp.file_id), imp)
-    if resolved.module is None:
+    resolved = ctx.import_result(imp)
+    if resolved is None or resolved.module is None:
         return ImportTargets((), None)
     value = members.import_target(ctx, imp) if imp.is_wildcard else members.import_value(ctx, imp)
     symbol = value.sym.id if value.kind in ("class", "symbol") and value.sym else None

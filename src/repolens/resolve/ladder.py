@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from repolens.resolve import members, namematch, receivers, scope
-from repolens.resolve.base import NONE_UNKNOWN, Value
+from repolens.resolve.base import NONE_DYNAMIC, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
+    CALLABLE_KINDS,
     CLASS_KINDS,
     FUNCTION_KINDS,
     INTERFACE_KINDS,
@@ -24,6 +25,7 @@ from repolens.resolve.project import (
     Sym,
 )
 
+ALIAS_KINDS = frozenset({"variable", "constant"})  # `StyleType = Union[str, Style]`
 GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing states
 DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
@@ -31,8 +33,8 @@ FITS = {
     "instantiates": CLASS_KINDS,
     "extends": CLASS_KINDS,
     "implements": CLASS_KINDS,
-    "type_of": TYPE_KINDS,
-    "returns": TYPE_KINDS,
+    "type_of": TYPE_KINDS | ALIAS_KINDS,
+    "returns": TYPE_KINDS | ALIAS_KINDS,
     "decorates": FUNCTION_KINDS | CLASS_KINDS,
 }
 
@@ -87,10 +89,23 @@ def resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
     value, receiver = evaluate(ctx, ref)
     if value.kind == "none":
         if receiver is None and value.reason == "unknown":
-            value = namematch.match(ctx, ref, spec, method=False)
+            if spec.bare_name_match:
+                value = namematch.match(ctx, ref, spec, method=False)
+            if value.reason == "unknown" and _in_callable(ctx, ref.source_id):
+                value = NONE_DYNAMIC  # a parameter or local variable: known only at run time
         elif receiver is not None and receiver.kind == "none" and receiver.reason in GUESSABLE:
             value = namematch.match(ctx, ref, spec, method=True)
     return finish(ctx, ref, value)
+
+
+def _in_callable(ctx: Context, sym_id: int | None) -> bool:
+    syms = ctx.project.syms
+    while sym_id is not None and sym_id in syms:
+        sym = syms[sym_id]
+        if sym.kind in CALLABLE_KINDS:
+            return True
+        sym_id = sym.parent_id
+    return False
 
 
 def base_value(ctx: Context, ref: RefRow) -> Value:

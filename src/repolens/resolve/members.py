@@ -53,10 +53,9 @@ def _target(ctx: Context, imp: ImportRow) -> tuple[Value, str | None]:
 
 
 def _compute_target(ctx: Context, imp: ImportRow) -> tuple[Value, str | None]:
-    layout = ctx.layout(imp.file_id)
-    if layout is None:
+    result = ctx.import_result(imp)
+    if result is None:
         return NONE_UNKNOWN, None
-    result = layout.resolve_import(ctx.file(imp.file_id), imp)
     if result.external:
         return NONE_EXTERNAL, None
     if result.module is None:
@@ -162,6 +161,10 @@ def _bases(ctx: Context, cls: Sym) -> list[Value]:
 def mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:
     """The class and its ancestors, depth first, left to right, each once, each as sure as
     the chain that reached it; and whether some ancestor lies outside the project."""
+    return ctx.mros.get(cls.id, lambda: _mro(ctx, cls))
+
+
+def _mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:
     order: list[Value] = []
     seen: set[int] = set()
     incomplete = False

@@ -48,7 +48,7 @@ def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Val
     if not kinds:
         return Value("none", reason="unknown")
     tiers: dict[int, list[Sym]] = {}
-    for sym in _candidates(ctx, ref, spec, kinds):
+    for sym in _candidates(ctx, ref, spec, kinds, method):
         tiers.setdefault(_tier(ctx, ref, sym), []).append(sym)
     if not tiers:
         return Value("none", reason="unknown")
@@ -60,16 +60,18 @@ def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Val
     return members.symbol_value(best[0], round(confidence, 3), "name-match")
 
 
-def _candidates(ctx: Context, ref: RefRow, spec: LanguageSpec, kinds: frozenset[str]) -> list[Sym]:
+def _candidates(
+    ctx: Context, ref: RefRow, spec: LanguageSpec, kinds: frozenset[str], method: bool
+) -> list[Sym]:
     ref_path = ctx.file(ref.file_id).path
     from_test = is_test_path(ref_path)
     found: dict[tuple[int, str], Sym] = {}  # overloads and accessor pairs count once
     for sym in ctx.project.by_name.get(ref.name, ()):
-        if sym.kind not in kinds or ctx.spec(sym.file_id) is not spec:
-            continue
+        if sym.kind not in kinds or ctx.spec(sym.file_id) is not spec or sym.id == ref.source_id:
+            continue  # `self.sock.send()` inside `send` delegates elsewhere
         if sym.file_id != ref.file_id:
-            if spec.exported_only and not sym.is_exported:
-                continue
+            if (spec.exported_only or method) and not sym.is_exported:
+                continue  # private members are used where they are defined
             if not from_test and is_test_path(ctx.file(sym.file_id).path):
                 continue
         if sym.kind in FUNCTION_KINDS and _is_nested(ctx, sym):

@@ -3,8 +3,8 @@
 A file's module name depends on where its package root is: the project root for a flat
 layout, ``src/`` for a src layout, or whatever ``pyproject.toml``/``setup.cfg`` declare,
 possibly in a sub-project of a monorepo. Directories without ``__init__.py`` are namespace
-packages. Imports that match no root fall back to the importing file's directory (scripts
-and test helpers run with their own directory on ``sys.path``).
+packages. Imports that match no root fall back to the nearest directory above the importing file
+that is not a package (scripts and tests run with it on ``sys.path``).
 """
 
 from __future__ import annotations
@@ -150,21 +150,19 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         """The module at ``dotted`` below a directory on ``sys.path`` (package or not)."""
         return modules.get(module_name(_join(base_dir, dotted.replace(".", "/")) + ".py", roots))
 
-    def script_dirs(file: FileRow) -> list[str]:
-        """The importing file's directory, then the first ancestor that is not a package
-        (what pytest's rootdir-less import mode puts on ``sys.path``)."""
-        found = [file.dir]
+    def script_dir(file: FileRow) -> str:
+        """The first directory at or above the file that is not a package: what running
+        it as a script (or pytest's rootdir-less import mode) puts on ``sys.path``."""
         d = file.dir
         while d and _join(d, "__init__.py") in project.by_path:
             d = d.rsplit("/", 1)[0] if "/" in d else ""
-            found.append(d)
-        return found
+        return d
 
     def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
         if imp.level:
             return _relative(file, imp)
         dotted, first = imp.module, imp.module.split(".")[0]
-        for base in ("", *script_dirs(file)):
+        for base in ("", script_dir(file)):
             module, top = by_path(base, dotted), by_path(base, first)
             if top is not None:
                 break
@@ -216,7 +214,13 @@ BUILTIN_METHODS = frozenset(
         "next", "iter", "put", "put_nowait", "get_nowait", "empty", "full", "qsize", "cancel",
         "done", "result", "exception", "wait", "acquire", "release", "locked", "is_set",
         "fileno", "group", "groups", "match", "search", "sub", "fullmatch", "findall",
-        "finditer",
+        "finditer", "name", "getvalue", "readinto", "truncate", "recv", "recv_into", "sendall",
+        "connect", "bind", "listen", "accept", "shutdown", "settimeout", "makefile", "debug",
+        "info", "warning", "warn", "error", "critical", "log", "exists", "is_file", "is_dir",
+        "mkdir", "unlink", "resolve", "glob", "iterdir", "read_text", "write_text",
+        "read_bytes", "write_bytes", "with_suffix", "relative_to", "is_alive", "terminate",
+        "kill", "communicate", "poll", "isoformat", "strftime", "total_seconds", "hexdigest",
+        "digest", "dumps", "loads", "dump", "load", "submit", "notify", "notify_all",
     }
 )  # fmt: skip
 

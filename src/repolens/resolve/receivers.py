@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from repolens.resolve import members, scope
 from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
-from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, BindingRow, FileRow, Sym
+from repolens.resolve.project import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    FUNCTION_KINDS,
+    BindingRow,
+    FileRow,
+    Sym,
+)
 
 IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 STRING_PREFIX = re.compile(r"[rRbBuUfF]{0,2}['\"`]")
@@ -70,8 +77,22 @@ def _literal(text: str) -> int:
     return m.end() if m else -1
 
 
-def parse_receiver(text: str) -> list[Segment] | None:
-    """Split ``a.b(x)[0]::c`` into segments; None when it is not a plain access chain."""
+_PARSED: dict[str, tuple[Segment, ...] | None] = {}
+
+
+def parse_receiver(text: str) -> tuple[Segment, ...] | None:
+    """Split ``a.b(x)[0]::c`` into segments; None when it is not a plain access chain.
+    Receivers repeat a lot (``self.db``), so results are kept (the cache is bounded)."""
+    found = _PARSED.get(text, ())
+    if found != ():
+        return found
+    if len(_PARSED) > 50_000:
+        _PARSED.clear()
+    found = _PARSED[text] = _parse_receiver(text)
+    return found
+
+
+def _parse_receiver(text: str) -> tuple[Segment, ...] | None:
     text = text.strip()
     if text.startswith("new "):
         text = text[4:].lstrip()
@@ -115,7 +136,7 @@ def parse_receiver(text: str) -> list[Segment] | None:
         else:
             if i < len(text):
                 return None
-    return segments or None
+    return tuple(segments) or None
 
 
 def enclosing_class(ctx: Context, scope_id: int | None) -> Sym | None:
@@ -252,7 +273,7 @@ def call_value(ctx: Context, value: Value) -> Value:
     """What calling ``value`` gives: an instance of a class, a function's return type."""
     if value.kind == "class":
         return Value("instance", sym=value.sym).via(value)
-    if value.kind == "symbol" and value.sym is not None and value.sym.kind in FUNCTION_KINDS:
+    if value.kind == "symbol" and value.sym is not None and value.sym.kind in CALLABLE_KINDS:
         sym = value.sym
         return ctx.returns.get(sym.id, lambda: _returns(ctx, sym)).via(value)
     if value.kind in ("symbol", "local"):

@@ -66,7 +66,9 @@ def _pick_binding(bindings: list[BindingRow], line: int | None) -> BindingRow:
 
 
 def _local(ctx: Context, sym: Sym, name: str, line: int, exclude: int | None) -> Value | None:
-    children = [s for s in ctx.project.members.get(sym.id, {}).get(name, ()) if s.id != exclude]
+    children = ctx.project.members.get(sym.id, {}).get(name)
+    if children and exclude is not None:
+        children = [s for s in children if s.id != exclude]
     if children:
         return members.symbol_value(members.pick(children, line))
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
@@ -86,16 +88,32 @@ def _class_scope(
     return found
 
 
-def _import_names(ctx: Context, file: FileRow, spec: LanguageSpec) -> dict[str, list[ImportRow]]:
-    names = ctx.import_names.get(file.id)
-    if names is None:
-        names = {}
-        for imp in ctx.project.imports.get(file.id, ()):
-            local = spec.local_name(imp)
-            if local:
-                names.setdefault(local, []).append(imp)
-        ctx.import_names[file.id] = names
-    return names
+Binder = Value | ImportRow  # what binds a name at module level
+_NO_EXCLUDE = -1
+
+
+def _module_table(
+    ctx: Context, file: FileRow, spec: LanguageSpec
+) -> dict[str, list[tuple[int, int, Binder]]]:
+    """Name -> (line, symbol id or -1, binder) for every module-level binding of the file,
+    by line: definitions, typed globals without a definition, and imports."""
+    table = ctx.module_tables.get(file.id)
+    if table is not None:
+        return table
+    table = {}
+    for name, syms in ctx.project.members.get(file.symbol, {}).items():
+        table[name] = [(s.start_line, s.id, members.symbol_value(s)) for s in syms]
+    for name, bindings in ctx.project.bindings.get(file.symbol, {}).items():
+        if name not in table:
+            table[name] = [(b.line, _NO_EXCLUDE, Value("local", binding=b)) for b in bindings]
+    for imp in ctx.project.imports.get(file.id, ()):
+        local = spec.local_name(imp)
+        if local:
+            table.setdefault(local, []).append((imp.line, _NO_EXCLUDE, imp))
+    for entries in table.values():
+        entries.sort(key=lambda entry: entry[0])
+    ctx.module_tables[file.id] = table
+    return table
 
 
 def module_scope(
@@ -103,24 +121,19 @@ def module_scope(
 ) -> Value:
     """``name`` at module level: definitions, typed globals and imports of the file, then
     the rest of its package, wildcard imports and the language's builtins."""
-    spec = ctx.spec(file.id)
+    spec = ctx.spec_of.get(file.id)
     if spec is None:
         return NONE_UNKNOWN
-    candidates: list[tuple[int, Value | ImportRow]] = []
-    top = [s for s in ctx.project.top_level(file.id, name) if s.id != exclude]
-    candidates.extend((s.start_line, members.symbol_value(s)) for s in top)
-    if not top:
-        for binding in ctx.project.bindings.get(file.symbol, {}).get(name, ()):
-            candidates.append((binding.line, Value("local", binding=binding)))
-    candidates.extend((imp.line, imp) for imp in _import_names(ctx, file, spec).get(name, ()))
-    if candidates:
-        candidates.sort(key=lambda c: c[0])
-        chosen = candidates[-1][1]
-        if line is not None:
-            before = [c for at, c in candidates if at <= line]
-            chosen = before[-1] if before else candidates[0][1]
-        return members.import_value(ctx, chosen) if isinstance(chosen, ImportRow) else chosen
-    return _beyond_file(ctx, file, spec, name)
+    entries = _module_table(ctx, file, spec).get(name)
+    if entries and exclude is not None:
+        entries = [entry for entry in entries if entry[1] != exclude]
+    if not entries:
+        return _beyond_file(ctx, file, spec, name)
+    chosen = entries[-1][2]
+    if line is not None:
+        before = [binder for at, _, binder in entries if at <= line]
+        chosen = before[-1] if before else entries[0][2]
+    return members.import_value(ctx, chosen) if isinstance(chosen, ImportRow) else chosen
 
 
 def _beyond_file(ctx: Context, file: FileRow, spec: LanguageSpec, name: str) -> Value:
