@@ -1,4 +1,4 @@
-"""Python extraction against a realistic module (tests/fixtures/parse/sample.py)."""
+"""Python extraction against a realistic module (tests/fixtures/parse/python_sample.txt)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from repolens.parse import Binding, Import, ParsedFile, parse_source
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "parse" / "sample.py"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "parse" / "python_sample.txt"
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,10 @@
 """Building the symbol list from definition matches.
 
 Nesting comes from byte ranges (a definition's parent is the nearest definition enclosing
-it), except for members declared away from their type -- Go methods with a receiver, Rust
-``impl`` blocks -- which are attached to the type's symbol when it is in the same file.
+it; the definition node's own range, so that decorators and ``export`` wrappers, which
+run in the enclosing scope, stay there), except for members declared away from their
+type -- Go methods with a receiver, Rust ``impl`` blocks -- which are attached to the
+type's symbol when it is in the same file.
 Symbols are emitted in source order, except that a member attached to a type defined
 further down follows that type, so that parents always precede their children.
 """
@@ -14,21 +16,14 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from repolens.parse.header import Definition, make_symbol
 from repolens.parse.model import Reference, Symbol
-from repolens.parse.spec import FUNCTION_KINDS, SCOPE_KINDS, TYPE_KINDS, DefContext, LanguageSpec
-from repolens.parse.text import (
-    SIGNATURE_MAX,
-    cap,
-    node_text,
-    one_line,
-    preceding_comments,
-    simplify_expr,
-    split_qualified,
-    strip_generics,
-)
-from repolens.parse.types import type_refs
+from repolens.parse.spec import SCOPE_KINDS, TYPE_KINDS, LanguageSpec
+from repolens.parse.text import node_text, split_qualified, strip_generics
+from repolens.parse.trivia import Trivia
 
 Captures = dict[str, list[Node]]
+_WEAK_KINDS = frozenset({"variable", "constant", "field"})
 
 
 @dataclass(slots=True)
@@ -45,6 +40,13 @@ class _Entry:
     container: int | None = None  # enclosing entry, by byte range
     host: int | None = None  # an owner block's type entry, when defined here
     symbol: int | None = None  # index in the final symbol list
+
+    def definition(self) -> Definition:
+        name = self.name
+        assert name is not None  # owner blocks never become symbols
+        return Definition(
+            self.node, self.kind, name, self.anchor, self.owner, self.trait, self.returns
+        )
 
 
 @dataclass(slots=True)
@@ -73,7 +75,11 @@ class SymbolTable:
 
 
 def build_symbols(
-    spec: LanguageSpec, src: bytes, defs: list[tuple[str, Captures]], owners: list[Captures]
+    spec: LanguageSpec,
+    src: bytes,
+    defs: list[tuple[str, Captures]],
+    owners: list[Captures],
+    trivia: Trivia,
 ) -> SymbolTable:
     """Turn definition and owner matches into ordered, detailed symbols."""
     entries = _entries(spec, src, defs, owners)
@@ -85,7 +91,17 @@ def build_symbols(
     for entry in ordered:
         entry.symbol = len(symbols)
         parent = _parent_symbol(entries, entry)
-        symbols.append(_make_symbol(spec, src, entry, parent, symbols, references))
+        assert entry.name is not None  # owner blocks are never ordered
+        item = Definition(
+            entry.node,
+            entry.kind,
+            entry.name,
+            entry.anchor,
+            entry.owner,
+            entry.trait,
+            entry.returns,
+        )
+        symbols.append(make_symbol(spec, src, trivia, item, parent, symbols, references))
     _owner_refs(entries, references)
     return _scope_table(symbols, references, ordered)
 
@@ -93,28 +109,26 @@ def build_symbols(
 def _entries(
     spec: LanguageSpec, src: bytes, defs: list[tuple[str, Captures]], owners: list[Captures]
 ) -> list[_Entry]:
-    seen: set[int] = set()
-    entries: list[_Entry] = []
+    by_node: dict[int, _Entry] = {}
     for kind, caps in defs:
         node = caps["def." + kind][0]
-        if node.id in seen or "name" not in caps:
-            continue
-        seen.add(node.id)
+        known = by_node.get(node.id)
+        if "name" not in caps or (known is not None and kind in _WEAK_KINDS):
+            continue  # a node matched as a function and as a variable is a function
         anchor = node
         while anchor.parent is not None and anchor.parent.type in spec.wrapper_types:
             anchor = anchor.parent
         owner = caps.get("owner")
         returns = caps.get("returns")
-        entries.append(
-            _Entry(
-                node,
-                kind,
-                caps["name"][0],
-                anchor,
-                owner=_type_head(spec, node_text(owner[0], src)) if owner else None,
-                returns=returns[0] if returns else None,
-            )
+        by_node[node.id] = _Entry(
+            node,
+            kind,
+            caps["name"][0],
+            anchor,
+            owner=_type_head(spec, node_text(owner[0], src)) if owner else None,
+            returns=returns[0] if returns else None,
         )
+    entries = list(by_node.values())
     for caps in owners:
         node = caps["owner"][0]
         trait = caps.get("owner.trait")
@@ -128,7 +142,7 @@ def _entries(
                 trait=_type_head(spec, node_text(trait[0], src)) if trait else None,
             )
         )
-    entries.sort(key=lambda e: (e.anchor.start_byte, -e.node.end_byte))
+    entries.sort(key=lambda e: (e.node.start_byte, -e.node.end_byte))
     return entries
 
 
@@ -141,7 +155,7 @@ def _nest(entries: list[_Entry]) -> None:
     """Set each entry's container; members of an owner block take the block's type."""
     stack: list[int] = []
     for i, entry in enumerate(entries):
-        start = entry.anchor.start_byte
+        start = entry.node.start_byte
         while stack and entries[stack[-1]].node.end_byte <= start:
             stack.pop()
         if stack:
@@ -213,100 +227,11 @@ def _parent_symbol(entries: list[_Entry], entry: _Entry) -> int | None:
     return entries[entry.container].symbol
 
 
-def _make_symbol(
-    spec: LanguageSpec,
-    src: bytes,
-    entry: _Entry,
-    parent: int | None,
-    symbols: list[Symbol],
-    refs: list[Reference],
-) -> Symbol:
-    assert entry.name is not None
-    node, anchor = entry.node, entry.anchor
-    name = node_text(entry.name, src)
-    parent_sym = symbols[parent] if parent is not None else None
-    prefix = parent_sym.qualified_name + "." if parent_sym else ""
-    if entry.owner:
-        prefix += entry.owner + "."
-    index = len(symbols)
-    sym = Symbol(
-        kind=entry.kind,
-        name=name,
-        qualified_name=prefix + name,
-        start_line=anchor.start_point[0] + 1,
-        end_line=node.end_point[0] + 1,
-        start_col=anchor.start_point[1],
-        end_col=node.end_point[1],
-        parent=parent,
-        signature=_signature(spec, src, node),
-        docstring=_docstring(spec, src, entry),
-    )
-    decorators = spec.decorators(node)
-    sym.decorators = tuple(one_line(node_text(d, src)) for d in decorators)
-    spec.refine(sym, DefContext(node, src, parent_sym, entry.owner, entry.trait))
-    if parent_sym is not None and (not parent_sym.is_exported or parent_sym.kind in FUNCTION_KINDS):
-        sym.is_exported = False
-    _header_refs(spec, src, entry, sym, decorators, index, refs)
-    return sym
-
-
-def _header_refs(
-    spec: LanguageSpec,
-    src: bytes,
-    entry: _Entry,
-    sym: Symbol,
-    decorators: list[Node],
-    index: int,
-    refs: list[Reference],
-) -> None:
-    """References a definition's header makes: decorators, return type, bases."""
-    for dec in decorators:
-        _add_ref(refs, "decorates", simplify_expr(node_text(dec, src)), dec, index, spec.separator)
-    if entry.returns is not None:
-        sym.return_type = one_line(node_text(entry.returns, src))
-        refs.extend(type_refs(spec, src, entry.returns, "returns", index))
-    bases = []
-    for kind, base in spec.heritage(entry.node):
-        text = one_line(node_text(base, src))
-        bases.append(text)
-        _add_ref(refs, kind, strip_generics(simplify_expr(text)), base, index, spec.separator)
-    sym.bases = tuple(bases)
-
-
-def _docstring(spec: LanguageSpec, src: bytes, entry: _Entry) -> str:
-    if spec.docstring is not None:
-        return spec.docstring(entry.node, src)
-    return preceding_comments(entry.anchor, src, spec.comment_types, spec.skip_before_doc)
-
-
-def _signature(spec: LanguageSpec, src: bytes, node: Node) -> str:
-    """The declaration header: from the definition's start to its body, on one line."""
-    end = node.end_byte
-    for field in spec.body_fields:
-        body = node.child_by_field_name(field)
-        if body is not None:
-            end = body.start_byte
-            break
-    text = src[node.start_byte : end].decode("utf-8", "replace")
-    if end == node.end_byte:
-        text = text.split("\n", 1)[0]
-    return cap(one_line(text).rstrip(" :{=;"), SIGNATURE_MAX)
-
-
-def _add_ref(
-    refs: list[Reference], kind: str, text: str, node: Node, source: int, sep: str
-) -> None:
-    name, receiver = split_qualified(text.removesuffix("()"), sep)
-    if name:
-        row, col = node.start_point
-        refs.append(Reference(kind, name, row + 1, col, receiver, source))
-
-
 def _scope_table(
     symbols: list[Symbol], refs: list[Reference], ordered: list[_Entry]
 ) -> SymbolTable:
     spans = sorted(
-        (e.anchor.start_byte, -e.node.end_byte, e.symbol)
+        (e.node.start_byte, -e.node.end_byte, e.symbol)
         for e in ordered
         if e.symbol is not None and symbols[e.symbol].kind in SCOPE_KINDS
     )

@@ -13,8 +13,9 @@ from tree_sitter import Node, QueryCursor
 from repolens.parse.defs import Captures, SymbolTable, build_symbols
 from repolens.parse.model import Binding, Import, ParsedFile, Reference
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
-from repolens.parse.spec import TYPE_KINDS, LanguageSpec
+from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, LanguageSpec
 from repolens.parse.text import node_text, one_line, simplify_expr, split_qualified, strip_generics
+from repolens.parse.trivia import Trivia
 from repolens.parse.types import type_refs
 
 
@@ -48,16 +49,23 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     roles = grammar.roles
     defs: list[tuple[str, Captures]] = []
     owners: list[Captures] = []
+    comments: list[Node] = []
+    decorations: list[Node] = []
     rest: list[tuple[str, Captures]] = []
     for pattern, caps in QueryCursor(grammar.query).matches(root):
         role = roles[pattern]
         if role[:4] == "def.":
             defs.append((role[4:], caps))
+        elif role == "comment":
+            comments.append(caps[role][0])
+        elif role == "decoration":
+            decorations.append(caps[role][0])
         elif role == "owner":
             owners.append(caps)
         else:
             rest.append((role, caps))
-    table = build_symbols(grammar.spec, src, defs, owners)
+    trivia = Trivia(src, comments, decorations)
+    table = build_symbols(grammar.spec, src, defs, owners, trivia)
     out.symbols = table.symbols
     refs = table.references
     engine = _Matches(grammar.spec, src, table, out, refs)
@@ -143,27 +151,31 @@ class _Matches:
         name = one_line(node_text(caps["name"][0], self.src))
         scope = self.table.enclosing(node.start_byte)
         head = name.split(".", 1)[0]
+        member = "field" in caps
         if head != name:
             if head not in spec.self_names:
                 return  # `obj.x = ...` says nothing about a scope we track
             scope = self.table.enclosing_type(scope)
-        type_name, from_call = self._bound_type(caps, node)
+        elif member:
+            scope = self.table.enclosing_type(scope)
+            name = f"{spec.self_prefix}.{name}"
+        type_name, from_call = self._bound_type(caps, node, with_refs=not member)
         if not type_name or type_name in spec.builtin_types:
             return
         line = node.start_point[0] + 1
         bindings = self.out.bindings
         bindings.append(Binding(scope, name, type_name, line, from_call))
         if spec.self_prefix and head == name and self._is_type(scope):
-            bindings.append(
-                Binding(scope, f"{spec.self_prefix}.{name}", type_name, line, from_call)
-            )
+            field = f"{spec.self_prefix}.{name}"
+            bindings.append(Binding(scope, field, type_name, line, from_call))
 
-    def _bound_type(self, caps: Captures, node: Node) -> tuple[str, bool]:
+    def _bound_type(self, caps: Captures, node: Node, with_refs: bool) -> tuple[str, bool]:
         """The type text a binding carries, and whether it is a callee's return type."""
         if "bind.type" in caps:
             type_node = caps["bind.type"][0]
-            source = self.table.enclosing(node.start_byte)
-            self.refs.extend(type_refs(self.spec, self.src, type_node, "type_of", source))
+            if with_refs:
+                source = self.table.enclosing(node.start_byte)
+                self.refs.extend(type_refs(self.spec, self.src, type_node, "type_of", source))
             return self.spec.clean_type(one_line(node_text(type_node, self.src))), False
         if "bind.call" in caps:
             return simplify_expr(node_text(caps["bind.call"][0], self.src)), True
@@ -179,7 +191,7 @@ class _Matches:
         node = caps[role][0]
         line = node.start_point[0] + 1
         source = self.table.enclosing(node.start_byte)
-        for item in self.spec.imports(node, self.src):
+        for item in self.spec.imports(node, self.src, self.out.path):
             self.out.imports.append(
                 Import(
                     module=item.module,
@@ -189,18 +201,26 @@ class _Matches:
                     level=item.level,
                     is_wildcard=item.is_wildcard,
                     is_reexport=item.is_reexport,
-                    source=source,
+                    source=None if item.is_reexport else source,
                 )
             )
 
     def mark_exports(self) -> None:
-        """Names in an explicit export list are exported whatever their spelling."""
-        if not self.out.exports:
+        """Names in an explicit export list are exported whatever their spelling, and so are
+        their public members; imports they name become re-exports."""
+        out = self.out
+        if not out.exports:
             return
-        listed = set(self.out.exports)
-        for sym in self.out.symbols:
-            if sym.parent is None and sym.name in listed:
-                sym.is_exported = True
-        for imp in self.out.imports:
+        out.exports = list(dict.fromkeys(out.exports))
+        listed = set(out.exports)
+        symbols = out.symbols
+        for sym in symbols:
+            if sym.parent is None:
+                if sym.name in listed:
+                    sym.is_exported = True
+            elif sym.visibility == "public" and not sym.is_exported:
+                parent = symbols[sym.parent]
+                sym.is_exported = parent.is_exported and parent.kind not in FUNCTION_KINDS
+        for imp in out.imports:
             if imp.local_name in listed:
                 imp.is_reexport = True

@@ -38,7 +38,9 @@ _grammars: dict[str, Grammar] = {}
 _failures: dict[str, str] = {}
 _local = threading.local()
 
-_ROLES = frozenset({"call", "new", "ref", "bind", "type_of", "import", "exports", "owner"})
+_ROLES = frozenset(
+    {"call", "new", "ref", "bind", "type_of", "import", "exports", "owner", "comment", "decoration"}
+)
 _CAPTURE = re.compile(rb"@([\w.]+)")
 
 

@@ -18,9 +18,14 @@ Role captures (exactly one per pattern; the engine dispatches on it):
 ``@ref``         a bare identifier or attribute chain used as a value (callbacks).
 ``@bind``        a typed name; ``@name`` plus one of ``@bind.type`` (annotation, also emits
                  ``type_of`` references), ``@bind.call`` (callee whose return type is meant)
-                 or ``@bind.new`` (instantiated type).
+                 or ``@bind.new`` (instantiated type). An extra ``@field`` capture marks a
+                 member of the enclosing type declared elsewhere (a TypeScript constructor
+                 parameter property): it is bound as ``<self_prefix>.<name>`` in the type's
+                 scope, and emits no ``type_of`` (another pattern covers the annotation).
 ``@type_of``     a type annotation that is not a binding (emits ``type_of`` references).
 ``@import``      an import statement, handed to ``LanguageSpec.imports``.
+``@comment``     a comment (doc comments are found by position, see ``trivia``).
+``@decoration``  a decorator, annotation or attribute (attached by position, ``trivia``).
 ``@exports``     an explicit export list (``__all__``, ``export {a}``), handed to
                  ``LanguageSpec.exports``; listed top-level symbols become exported.
 """
@@ -37,7 +42,7 @@ from repolens.parse.model import Symbol
 SCOPE_KINDS = frozenset(
     {
         "module", "namespace", "class", "struct", "interface", "trait", "protocol", "enum",
-        "function", "method", "constructor", "property", "test", "component",
+        "function", "method", "constructor", "property", "test", "component", "type_alias",
     }
 )  # fmt: skip
 """Kinds that can be the ``source`` of a reference or the ``scope`` of a binding."""
@@ -66,6 +71,7 @@ class DefContext:
     """What a ``refine`` hook may look at besides the node itself."""
 
     node: Node
+    anchor: Node  # the outermost wrapper (`export`, decorated definition) or the node
     src: bytes
     parent: Symbol | None
     owner: str | None  # type name from an ``@owner`` capture, if any
@@ -73,16 +79,11 @@ class DefContext:
 
 
 RefineHook = Callable[[Symbol, DefContext], None]
-DocHook = Callable[[Node, bytes], str]
-NodesHook = Callable[[Node], list[Node]]
+DocHook = Callable[[Node, bytes], str | None]  # None: use the comment block above
 HeritageHook = Callable[[Node], list[tuple[str, Node]]]
-ImportHook = Callable[[Node, bytes], list[ImportSpec]]
+ImportHook = Callable[[Node, bytes, str], list[ImportSpec]]  # (node, source, file path)
 ExportHook = Callable[[Node, bytes], list[str]]
 TextHook = Callable[[str], str]
-
-
-def _no_nodes(node: Node) -> list[Node]:
-    return []
 
 
 def _no_heritage(node: Node) -> list[tuple[str, Node]]:
@@ -108,14 +109,11 @@ class LanguageSpec:
     imports: ImportHook
     grammar_function: str = "language"  # function of that module returning the grammar
     docstring: DocHook | None = None  # None: the comment block right above the definition
-    decorators: NodesHook = _no_nodes  # decorator/annotation expressions, without '@'
     heritage: HeritageHook = _no_heritage  # ("extends" | "implements", type node)
     exports: ExportHook = _no_exports
     clean_type: TextHook = _same  # normalise a binding's type text (strip *, &, Optional…)
     body_fields: tuple[str, ...] = ("body",)  # where a definition's header ends
     wrapper_types: frozenset[str] = frozenset()  # parents whose range a symbol takes over
-    comment_types: frozenset[str] = frozenset({"comment"})
-    skip_before_doc: frozenset[str] = frozenset()  # siblings between a doc comment and a def
     name_types: frozenset[str] = frozenset({"identifier", "type_identifier"})
     qualified_types: frozenset[str] = frozenset()  # dotted/scoped names in types
     string_types: frozenset[str] = frozenset()  # strings holding type names (Python)

@@ -102,24 +102,3 @@ def clean_comment(text: str) -> str:
         line = line.strip().lstrip("/#!").strip()
         lines.append(line)
     return "\n".join(lines)
-
-
-def preceding_comments(
-    anchor: Node, src: bytes, comment_types: frozenset[str], skip: frozenset[str]
-) -> str:
-    """The contiguous block of whole-line comments right above ``anchor``."""
-    prev = anchor.prev_sibling
-    row = anchor.start_point[0]
-    while prev is not None and prev.type in skip:
-        row = prev.start_point[0]
-        prev = prev.prev_sibling
-    parts: list[str] = []
-    while prev is not None and prev.type in comment_types and prev.end_point[0] >= row - 1:
-        before = prev.prev_sibling
-        if before is not None and before.end_point[0] == prev.start_point[0]:
-            break  # a trailing comment of the previous statement
-        parts.append(clean_comment(node_text(prev, src)))
-        row = prev.start_point[0]
-        prev = before
-    parts.reverse()
-    return cap("\n".join(p for p in parts if p).strip(), DOC_MAX)

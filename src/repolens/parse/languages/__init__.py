@@ -6,4 +6,7 @@ listing it below with its language id (the id ``repolens.discover`` assigns).
 
 SPEC_MODULES: dict[str, str] = {
     "python": "repolens.parse.languages.python",
+    "javascript": "repolens.parse.languages.javascript",
+    "typescript": "repolens.parse.languages.typescript",
+    "tsx": "repolens.parse.languages.tsx",
 }

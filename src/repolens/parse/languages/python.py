@@ -23,7 +23,7 @@ from tree_sitter import Node
 
 from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
-from repolens.parse.text import DOC_MAX, cap, node_text, preceding_comments
+from repolens.parse.text import DOC_MAX, cap, node_text
 
 QUERY = r"""
 (class_definition name: (identifier) @name) @def.class
@@ -46,6 +46,9 @@ QUERY = r"""
   right: (call function: [(identifier) (attribute)] @bind.call)) @bind
 (typed_parameter . (identifier) @name type: (type) @bind.type) @bind
 (typed_default_parameter name: (identifier) @name type: (type) @bind.type) @bind
+
+(comment) @comment
+(decorator) @decoration
 
 (import_statement) @import
 (import_from_statement) @import
@@ -121,21 +124,11 @@ def _heritage(node: Node) -> list[tuple[str, Node]]:
     ]
 
 
-def _decorators(node: Node) -> list[Node]:
-    parent = node.parent
-    if parent is None or parent.type != "decorated_definition":
-        return []
-    return [
-        d.named_children[0] for d in parent.children if d.type == "decorator" and d.named_children
-    ]
-
-
-def _docstring(node: Node, src: bytes) -> str:
+def _docstring(node: Node, src: bytes) -> str | None:
     """The body's leading string for functions and classes; comments above assignments."""
     body = node.child_by_field_name("body")
     if body is None:
-        anchor = node.parent if node.parent is not None else node
-        return preceding_comments(anchor, src, frozenset({"comment"}), frozenset())
+        return None
     first = body.named_child(0)
     if first is None or first.type != "expression_statement":
         return ""
@@ -146,7 +139,7 @@ def _docstring(node: Node, src: bytes) -> str:
     return cap(inspect.cleandoc("".join(parts)), DOC_MAX)
 
 
-def _imports(node: Node, src: bytes) -> list[ImportSpec]:
+def _imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     if node.type == "import_statement":
         return [
             _aliased(name, src, ImportSpec(module=""))
@@ -228,7 +221,6 @@ SPEC = LanguageSpec(
     refine=_refine,
     imports=_imports,
     docstring=_docstring,
-    decorators=_decorators,
     heritage=_heritage,
     exports=_exports,
     clean_type=_clean_type,

@@ -1,0 +1,305 @@
+"""What JavaScript, TypeScript and TSX share: query pieces and hooks.
+
+Conventions decided here:
+- Symbols: functions (also ``const f = () => ...`` and ``exports.f = function``), classes,
+  methods (``constructor`` is a ``constructor``, ``get``/``set`` accessors are
+  ``property``), class fields (``field``; a field holding an arrow function is a
+  ``method``), top-level ``const``/``let``/``var`` (``constant`` when UPPER_CASE); in
+  TypeScript also interfaces, type aliases, enums and members, namespaces.
+- Exported: top-level declarations under ``export``, names in ``export { ... }``,
+  ``module.exports = { ... }``; class members unless ``private``/``protected``/``#name``.
+- Imports: ``import x from 'm'`` -> name ``default``, alias ``x``; ``import * as ns`` -> name
+  None, alias ``ns``; ``export ... from`` -> ``is_reexport``; ``require`` bound by ``const``.
+  A file's own aliased or default exports (``export { a as b }``, ``export default f``)
+  are recorded as re-exports of the file itself (module ``./<own file stem>``), so the
+  resolver follows them like any barrel.
+- JSX: ``<Widget />`` is a ``calls`` reference to ``Widget`` (capitalised tags only), and
+  ``{handler}`` inside JSX a ``references`` entry.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from tree_sitter import Node
+
+from repolens.parse.model import Symbol
+from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec
+from repolens.parse.text import node_text
+
+RETURNS_TS = "return_type: (type_annotation (_) @returns)?"
+
+DEFS = """
+(function_declaration name: (identifier) @name {ret}) @def.function
+(generator_function_declaration name: (identifier) @name {ret}) @def.function
+(class_declaration name: (_) @name) @def.class
+(method_definition name: (_) @name {ret}) @def.method
+(variable_declarator name: (identifier) @name
+  value: [(arrow_function {ret}) (function_expression {ret}) (generator_function)]) @def.function
+(variable_declarator name: (identifier) @name value: (class)) @def.class
+(program (lexical_declaration (variable_declarator name: (identifier) @name
+  value: (_)? @_value) @def.variable) (#not-match? @_value "^require[ ]*[(]"))
+(program (variable_declaration (variable_declarator name: (identifier) @name
+  value: (_)? @_value) @def.variable) (#not-match? @_value "^require[ ]*[(]"))
+(program (export_statement declaration: (lexical_declaration
+  (variable_declarator name: (identifier) @name) @def.variable)))
+(program (export_statement declaration: (variable_declaration
+  (variable_declarator name: (identifier) @name) @def.variable)))
+(assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)] @def.function
+  (#eq? @_exports "exports"))
+"""
+
+CALLS = """
+(call_expression function: (identifier) @name arguments: (_) @args) @call
+(call_expression function: (member_expression object: (_) @recv property: (_) @name)
+  arguments: (_) @args) @call
+(call_expression function: (super) @name arguments: (_) @args) @call
+(new_expression constructor: (identifier) @name arguments: (_)? @args) @new
+(new_expression constructor: (member_expression) @qname arguments: (_)? @args) @new
+
+(arguments [(identifier) (member_expression)] @ref)
+(pair value: [(identifier) (member_expression)] @ref)
+(object (shorthand_property_identifier) @ref)
+
+(comment) @comment
+(decorator) @decoration
+
+(import_statement) @import
+(export_statement source: (_)) @import
+(export_statement !source (export_clause)) @import
+(export_statement . "export" . "default") @import
+(variable_declarator value: (call_expression function: (identifier) @_req
+  arguments: (arguments . (string))) (#eq? @_req "require")) @import
+(call_expression function: [(identifier) (import)] @_req arguments: (arguments . (string))
+  (#any-of? @_req "require" "import")) @import
+(export_statement (export_clause)) @exports
+(assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+  (#eq? @_m "module") (#eq? @_e "exports")) @exports
+"""
+
+JSX = """
+(jsx_opening_element name: (identifier) @name (#match? @name "^[A-Z]")) @call
+(jsx_self_closing_element name: (identifier) @name (#match? @name "^[A-Z]")) @call
+(jsx_opening_element name: (member_expression) @qname) @call
+(jsx_self_closing_element name: (member_expression) @qname) @call
+(jsx_expression [(identifier) (member_expression)] @ref)
+"""
+
+_CALLEE = '[(identifier) (member_expression)] @bind.call (#not-any-of? @bind.call "require")'
+
+BINDINGS = f"""
+(variable_declarator {{untyped}} name: (identifier) @name
+  value: (new_expression constructor: (_) @bind.new)) @bind
+(variable_declarator {{untyped}} name: (identifier) @name
+  value: (call_expression function: {_CALLEE})) @bind
+(assignment_expression left: (member_expression object: (this)) @name
+  right: (new_expression constructor: (_) @bind.new)) @bind
+(assignment_expression left: (member_expression object: (this)) @name
+  right: (call_expression function: {_CALLEE})) @bind
+"""
+
+_MEMBER_OWNERS = TYPE_KINDS
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
+
+
+def refine(sym: Symbol, ctx: DefContext) -> None:
+    """Kinds, visibility, static/async for ECMAScript definitions."""
+    node = ctx.node
+    tokens = {child.type for child in node.children if not child.is_named}
+    value = node.child_by_field_name("value")
+    if value is not None and value.type in _FUNCTION_VALUES:
+        tokens |= {child.type for child in value.children if not child.is_named}
+        if sym.kind == "field":
+            sym.kind = "method"
+    sym.is_async = "async" in tokens
+    sym.is_static = "static" in tokens
+    if node.type == "method_definition":
+        if sym.name == "constructor":
+            sym.kind = "constructor"
+        elif "get" in tokens or "set" in tokens:
+            sym.kind = "property"
+    _visibility(sym, ctx)
+
+
+def _visibility(sym: Symbol, ctx: DefContext) -> None:
+    parent = ctx.parent
+    if parent is not None and parent.kind in _MEMBER_OWNERS:
+        modifier = next((c for c in ctx.node.children if c.type == "accessibility_modifier"), None)
+        if modifier is not None:
+            sym.visibility = node_text(modifier, ctx.src)
+        elif sym.name.startswith("#"):
+            sym.visibility = "private"
+        sym.is_exported = sym.visibility == "public"
+        return
+    if sym.kind in ("variable", "constant") and sym.name.isupper():
+        sym.kind = "constant"
+    # `export ...` wraps the declaration; `exports.f = function` defines it by assignment
+    sym.is_exported = ctx.anchor.type == "export_statement" or ctx.node.type in _ASSIGNED
+
+
+_ASSIGNED = frozenset({"function_expression", "arrow_function"})
+
+
+def heritage(node: Node) -> list[tuple[str, Node]]:
+    """``extends``/``implements`` of classes and interfaces."""
+    found: list[tuple[str, Node]] = []
+    for child in node.named_children:
+        if child.type == "class_heritage":
+            for clause in child.named_children:
+                if clause.type == "extends_clause":
+                    found += [("extends", v) for v in clause.children_by_field_name("value")]
+                elif clause.type == "implements_clause":
+                    found += [("implements", t) for t in clause.named_children]
+                elif clause.type != "comment":  # JavaScript: the expression itself
+                    found.append(("extends", clause))
+        elif child.type == "extends_type_clause":
+            found += [("extends", t) for t in child.children_by_field_name("type")]
+    return found
+
+
+def _string(node: Node | None, src: bytes) -> str | None:
+    if node is None or node.type not in ("string", "template_string"):
+        return None
+    return node_text(node, src)[1:-1]
+
+
+def own_module(path: str) -> str:
+    """How this file would import itself: ``./<stem>``."""
+    stem = posixpath.basename(path.replace("\\", "/")).split(".", 1)[0]
+    return "./" + stem
+
+
+def imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
+    """Import statements, re-exports, own default/aliased exports and ``require``."""
+    if node.type == "import_statement":
+        return _import_statement(node, src)
+    if node.type == "export_statement":
+        return _export_statement(node, src, path)
+    if node.type == "variable_declarator":
+        return _require(node, src)
+    if node.parent is not None and node.parent.type == "variable_declarator":
+        return []  # `const x = require(...)`: the declarator pattern has it
+    arguments = node.child_by_field_name("arguments")
+    module = _string(arguments.named_child(0) if arguments is not None else None, src)
+    return [ImportSpec(module)] if module is not None else []
+
+
+def _import_statement(node: Node, src: bytes) -> list[ImportSpec]:
+    module = _string(node.child_by_field_name("source"), src)
+    if module is None:
+        return []
+    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+    if clause is None:
+        return [ImportSpec(module)]  # import './side-effect'
+    found: list[ImportSpec] = []
+    for part in clause.named_children:
+        if part.type == "identifier":
+            found.append(ImportSpec(module, "default", node_text(part, src)))
+        elif part.type == "namespace_import":
+            alias = part.named_child(0)
+            found.append(ImportSpec(module, None, node_text(alias, src) if alias else None))
+        elif part.type == "named_imports":
+            found += [_specifier(s, src, module) for s in part.named_children if s.is_named]
+    return [spec for spec in found if spec.module or spec.name]
+
+
+def _specifier(node: Node, src: bytes, module: str, reexport: bool = False) -> ImportSpec:
+    name = node.child_by_field_name("name")
+    alias = node.child_by_field_name("alias")
+    return ImportSpec(
+        module,
+        node_text(name, src) if name is not None else None,
+        node_text(alias, src) if alias is not None else None,
+        is_reexport=reexport,
+    )
+
+
+def _export_statement(node: Node, src: bytes, path: str) -> list[ImportSpec]:
+    module = _string(node.child_by_field_name("source"), src)
+    if module is None:
+        return _own_reexports(node, src, path) + _own_default(node, src, path)
+    found: list[ImportSpec] = []
+    for part in node.named_children:
+        if part.type == "export_clause":
+            found += [_specifier(s, src, module, True) for s in part.named_children]
+        elif part.type == "namespace_export":
+            alias = part.named_child(0)
+            found.append(ImportSpec(module, None, node_text(alias, src) if alias else None))
+            found[-1].is_reexport = True
+    if not found:  # export * from 'm'
+        found.append(ImportSpec(module, is_wildcard=True, is_reexport=True))
+    return found
+
+
+def _own_default(node: Node, src: bytes, path: str) -> list[ImportSpec]:
+    """``export default f`` / ``export default class A``: ``default`` names a local."""
+    target = node.child_by_field_name("declaration") or node.child_by_field_name("value")
+    if target is None or not any(c.type == "default" for c in node.children):
+        return []
+    name = target if target.type == "identifier" else target.child_by_field_name("name")
+    if name is None:
+        return []
+    return [ImportSpec(own_module(path), node_text(name, src), "default", is_reexport=True)]
+
+
+def _require(node: Node, src: bytes) -> list[ImportSpec]:
+    value = node.child_by_field_name("value")
+    arguments = value.child_by_field_name("arguments") if value is not None else None
+    module = _string(arguments.named_child(0) if arguments is not None else None, src)
+    target = node.child_by_field_name("name")
+    if module is None or target is None:
+        return []
+    if target.type == "identifier":
+        return [ImportSpec(module, None, node_text(target, src))]
+    found: list[ImportSpec] = []
+    for part in target.named_children:
+        if part.type == "shorthand_property_identifier_pattern":
+            found.append(ImportSpec(module, node_text(part, src)))
+        elif part.type == "pair_pattern":
+            key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+            if key is not None and value is not None:
+                found.append(ImportSpec(module, node_text(key, src), node_text(value, src)))
+    return found
+
+
+def exports(node: Node, src: bytes) -> list[str]:
+    """Local names a file exports by list: ``export { a, b as c }``, ``module.exports``."""
+    if node.type == "export_statement":
+        if node.child_by_field_name("source") is not None:
+            return []
+        clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+        specs = clause.named_children if clause is not None else []
+        locals_ = [s.child_by_field_name("name") for s in specs]
+        return [node_text(n, src) for n in locals_ if n is not None]
+    right = node.child_by_field_name("right")
+    if right is None:
+        return []
+    if right.type == "identifier":
+        return [node_text(right, src)]
+    names: list[str] = []
+    for part in right.named_children if right.type == "object" else []:
+        if part.type == "shorthand_property_identifier":
+            names.append(node_text(part, src))
+        elif part.type == "pair":
+            value = part.child_by_field_name("value")
+            if value is not None and value.type == "identifier":
+                names.append(node_text(value, src))
+    return names
+
+
+def _own_reexports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
+    """``export { a as b }`` without a source: ``b`` re-exports the local ``a``."""
+    found: list[ImportSpec] = []
+    for clause in (c for c in node.named_children if c.type == "export_clause"):
+        for spec in clause.named_children:
+            item = _specifier(spec, src, own_module(path), True)
+            if item.alias and item.alias != item.name:
+                found.append(item)
+    return found
+
+
+WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
+SKIP_REFS = frozenset({"undefined", "NaN", "Infinity", "arguments", "exports", "module"})

@@ -1,0 +1,37 @@
+"""JavaScript (``.js``, ``.mjs``, ``.cjs``, ``.jsx``): the JSX-aware official grammar.
+
+See ``ecmascript`` for the conventions shared with TypeScript.
+"""
+
+from __future__ import annotations
+
+from repolens.parse.languages import ecmascript as es
+from repolens.parse.spec import LanguageSpec
+
+QUERY = (
+    es.DEFS.format(ret="")
+    + """
+(field_definition property: (_) @name) @def.field
+(field_definition property: (property_identifier) @name
+  value: (new_expression constructor: (_) @bind.new)) @bind
+"""
+    + es.CALLS
+    + es.JSX
+    + es.BINDINGS.format(untyped="")
+)
+
+SPEC = LanguageSpec(
+    language="javascript",
+    grammar_module="tree_sitter_javascript",
+    query=QUERY,
+    refine=es.refine,
+    imports=es.imports,
+    heritage=es.heritage,
+    exports=es.exports,
+    wrapper_types=es.WRAPPERS,
+    name_types=frozenset({"identifier"}),
+    qualified_types=frozenset({"member_expression"}),
+    self_names=frozenset({"this"}),
+    self_prefix="this",
+    skip_refs=es.SKIP_REFS,
+)

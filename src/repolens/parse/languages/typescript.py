@@ -1,0 +1,94 @@
+"""TypeScript (``.ts``, ``.mts``, ``.cts``) and TSX (``.tsx``): two grammars, one spec shape.
+
+See ``ecmascript`` for the conventions shared with JavaScript. TypeScript adds interfaces,
+type aliases, enums, namespaces, typed parameters and fields (bindings), and constructor
+parameter properties (``constructor(private repo: Repo)`` binds ``this.repo``).
+"""
+
+from __future__ import annotations
+
+from repolens.parse.languages import ecmascript as es
+from repolens.parse.spec import LanguageSpec
+
+_RET = es.RETURNS_TS
+_TYPED = "type: (type_annotation) @bind.type"
+
+QUERY = (
+    es.DEFS.format(ret=_RET)
+    + f"""
+(abstract_class_declaration name: (_) @name) @def.class
+(interface_declaration name: (_) @name) @def.interface
+(type_alias_declaration name: (_) @name) @def.type_alias
+(enum_declaration name: (_) @name) @def.enum
+(enum_body (property_identifier) @name @def.enum_member)
+(enum_body (enum_assignment name: (_) @name) @def.enum_member)
+(internal_module name: (_) @name) @def.namespace
+(method_signature name: (_) @name {_RET}) @def.method
+(abstract_method_signature name: (_) @name {_RET}) @def.method
+(function_signature name: (_) @name {_RET}) @def.function
+(public_field_definition name: (_) @name) @def.field
+(property_signature name: (_) @name) @def.field
+
+(variable_declarator name: (identifier) @name {_TYPED}) @bind
+(required_parameter pattern: (identifier) @name {_TYPED}) @bind
+(optional_parameter pattern: (identifier) @name {_TYPED}) @bind
+(required_parameter . [(accessibility_modifier) "readonly"] pattern: (identifier) @name
+  {_TYPED}) @bind @field
+(public_field_definition name: (property_identifier) @name {_TYPED}) @bind
+(public_field_definition !type name: (property_identifier) @name
+  value: (new_expression constructor: (_) @bind.new)) @bind
+(property_signature name: (property_identifier) @name {_TYPED}) @bind
+(type_alias_declaration value: (_) @type_of)
+"""
+    + es.CALLS
+    + es.BINDINGS.format(untyped="!type")
+)
+
+
+def _clean_type(text: str) -> str:
+    """``: Repo | null`` -> ``Repo``: the annotation without colon, null or undefined."""
+    text = text.strip().removeprefix(":").strip()
+    parts = [p.strip() for p in text.split("|")]
+    kept = [p for p in parts if p not in ("null", "undefined")]
+    return kept[0] if len(kept) == 1 and "<" not in text else text
+
+
+_BUILTIN_TYPES = frozenset(
+    {
+        "Promise", "Array", "ReadonlyArray", "Record", "Partial", "Required", "Readonly",
+        "Pick", "Omit", "Exclude", "Extract", "NonNullable", "ReturnType", "Parameters",
+        "InstanceType", "Awaited", "Map", "Set", "WeakMap", "WeakSet", "Date", "Error",
+        "RegExp", "Function", "Object", "String", "Number", "Boolean", "Symbol", "BigInt",
+        "Iterable", "Iterator", "AsyncIterable", "AsyncIterator", "PromiseLike", "ArrayLike",
+        "Uint8Array", "ArrayBuffer", "JSX", "React", "string", "number", "boolean", "any",
+        "unknown", "void", "never", "object", "null", "undefined", "bigint", "symbol",
+        *"ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    }
+)  # fmt: skip
+
+
+def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
+    return LanguageSpec(
+        language=language,
+        grammar_module="tree_sitter_typescript",
+        grammar_function=grammar_function,
+        query=query,
+        refine=es.refine,
+        imports=es.imports,
+        heritage=es.heritage,
+        exports=es.exports,
+        clean_type=_clean_type,
+        wrapper_types=frozenset(
+            {"export_statement", "lexical_declaration", "variable_declaration"}
+        ),
+        name_types=frozenset({"type_identifier", "identifier"}),
+        qualified_types=frozenset({"nested_type_identifier", "member_expression"}),
+        builtin_types=_BUILTIN_TYPES,
+        self_names=frozenset({"this"}),
+        self_prefix="this",
+        skip_refs=es.SKIP_REFS,
+    )
+
+
+SPEC = _spec("typescript", "language_typescript", QUERY)
+TSX_SPEC = _spec("tsx", "language_tsx", QUERY + es.JSX)

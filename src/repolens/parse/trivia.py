@@ -1,0 +1,112 @@
+"""Comments and decorations around a definition, found by position instead of navigation.
+
+The query captures every comment (``@comment``) and decoration (``@decoration``:
+decorators, annotations, attributes) once; a definition then finds its own by byte and
+row lookups. Walking siblings and parents from each definition would cost far more:
+tree-sitter nodes keep no parent pointers, so every such step rescans from the root.
+
+- Decorations of a definition: those chained (separated by whitespace only) at the start of
+  the definition or of its wrapper, or right before either. This one rule covers Python
+  decorators, TypeScript decorators (inside the class, before ``export``, above a
+  method), Java annotations (leading the modifiers) and Rust attributes (siblings above).
+- Doc comment: the contiguous block of whole-line comments ending on the row above the
+  first decoration (or the definition), or on the same row before it.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from repolens.parse.text import DOC_MAX, cap, clean_comment, node_text
+
+_WS = frozenset(b" \t\r\n")
+
+
+class Trivia:
+    """Index of a file's comments and decorations."""
+
+    def __init__(self, src: bytes, comments: list[Node], decorations: list[Node]) -> None:
+        self.src = src
+        self.comment_by_end_row: dict[int, Node] = {}
+        for comment in comments:
+            self.comment_by_end_row[comment.end_point[0]] = comment
+        self.deco_by_start = {d.start_byte: d for d in decorations}
+        self.deco_by_end = {d.end_byte: d for d in decorations}
+
+    def decorations(self, node: Node, anchor: Node) -> tuple[list[Node], int]:
+        """The decorations of a definition in source order, and where its header starts
+        once leading decorations are skipped."""
+        if not self.deco_by_start:
+            return [], node.start_byte
+        found: dict[int, Node] = {}
+        header = self._leading(node.start_byte, found)
+        self._preceding(node.start_byte, found)
+        if anchor.start_byte != node.start_byte:
+            self._leading(anchor.start_byte, found)
+            self._preceding(anchor.start_byte, found)
+        return [found[k] for k in sorted(found)], header
+
+    def _leading(self, pos: int, found: dict[int, Node]) -> int:
+        src = self.src
+        deco = self.deco_by_start.get(pos)
+        while deco is not None:
+            found[deco.start_byte] = deco
+            pos = deco.end_byte
+            while pos < len(src) and src[pos] in _WS:
+                pos += 1
+            deco = self.deco_by_start.get(pos)
+        return pos
+
+    def _preceding(self, pos: int, found: dict[int, Node]) -> None:
+        src = self.src
+        while True:
+            while pos > 0 and src[pos - 1] in _WS:
+                pos -= 1
+            deco = self.deco_by_end.get(pos)
+            if deco is None:
+                return
+            found[deco.start_byte] = deco
+            pos = deco.start_byte
+
+    def doc_comment(self, top: Node) -> str:
+        """The comment block right above ``top`` (or before it on its first row)."""
+        by_row = self.comment_by_end_row
+        if not by_row:
+            return ""
+        row = top.start_point[0]
+        parts: list[str] = []
+        same_row = by_row.get(row)
+        if same_row is not None and same_row.end_byte <= top.start_byte:
+            if not self._starts_line(same_row):
+                return ""
+            parts.append(self._clean(same_row) or "")
+            row = same_row.start_point[0]
+        comment = by_row.get(row - 1)
+        while comment is not None and self._starts_line(comment):
+            text = self._clean(comment)
+            if text is None:
+                break
+            parts.append(text)
+            row = comment.start_point[0]
+            comment = by_row.get(row - 1)
+        parts.reverse()
+        return cap("\n".join(p for p in parts if p).strip(), DOC_MAX)
+
+    def _starts_line(self, comment: Node) -> bool:
+        line_start = self.src.rfind(b"\n", 0, comment.start_byte) + 1
+        return not self.src[line_start : comment.start_byte].strip()
+
+    def _clean(self, comment: Node) -> str | None:
+        """The comment's text, or None for an inner doc comment (``//!``: the module's)."""
+        text = node_text(comment, self.src)
+        if text.startswith(("//!", "/*!")):
+            return None
+        return clean_comment(text)
+
+
+def decoration_text(node: Node, src: bytes) -> str:
+    """A decoration as written, without ``@`` or ``#[...]``: ``app.route("/x")``."""
+    text = node_text(node, src).strip()
+    if text.startswith("#"):
+        text = text.lstrip("#!").removeprefix("[").removesuffix("]")
+    return text.removeprefix("@").strip()
