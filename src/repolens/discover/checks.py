@@ -151,7 +151,7 @@ def inspect(ctx: Context, rel: str, is_link: bool | None = None) -> DiscoveredFi
     verdict, language = _name_verdict(ctx, rel)
     if verdict is not None:
         return verdict
-    fd = _open(ctx, os.path.join(ctx.root_abs, rel), is_link)
+    fd = _open(ctx, f"{ctx.root_abs}/{rel}", is_link)
     if isinstance(fd, str):
         return fd
     try:
