@@ -23,7 +23,7 @@ from repolens.parse.text import node_text, split_qualified, strip_generics
 from repolens.parse.trivia import Trivia
 
 Captures = dict[str, list[Node]]
-_WEAK_KINDS = frozenset({"variable", "constant", "field"})
+_WEAK_KINDS = frozenset({"variable", "constant", "field", "type_alias"})
 
 
 @dataclass(slots=True)

@@ -195,7 +195,7 @@ class _Matches:
             self.out.imports.append(
                 Import(
                     module=item.module,
-                    line=line,
+                    line=item.line or line,
                     name=item.name,
                     alias=item.alias,
                     level=item.level,

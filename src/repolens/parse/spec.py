@@ -64,6 +64,7 @@ class ImportSpec:
     level: int = 0
     is_wildcard: bool = False
     is_reexport: bool = False
+    line: int = 0  # 1-based; 0 means the import statement's first line
 
 
 @dataclass(slots=True)

@@ -9,4 +9,5 @@ SPEC_MODULES: dict[str, str] = {
     "javascript": "repolens.parse.languages.javascript",
     "typescript": "repolens.parse.languages.typescript",
     "tsx": "repolens.parse.languages.tsx",
+    "go": "repolens.parse.languages.go",
 }

@@ -1,0 +1,158 @@
+"""Go: functions, methods (attached to their receiver type), types, fields, consts, vars.
+
+Conventions decided here:
+- ``type X struct`` is a ``struct``, ``type X interface`` an ``interface``, any other type
+  declaration (``type ID = string``, ``type Count int``) a ``type_alias``. Struct fields
+  are ``field``s, interface methods ``method``s.
+- A method's parent is its receiver type's symbol when that type is declared in the same
+  file; otherwise its qualified name is still ``Type.Method`` with no parent. Either way
+  the receiver is bound (``func (s *Server) Run()`` binds ``s`` to ``Server``).
+- Capitalised names are ``public`` and exported; others are ``internal`` (package-wide).
+- ``TestX(t *testing.T)``, ``BenchmarkX``, ``FuzzX`` and ``ExampleX`` functions are
+  ``test``s.
+- Embedded struct fields and embedded interfaces are ``extends`` references.
+- Composite literals (``Server{...}``, ``&pkg.Client{}``) are ``instantiates``.
+- Imports: ``import alias "path"`` -> Import(module=path, alias=alias); a dot import is a
+  wildcard; ``name`` is always None (a Go import binds a whole package).
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from repolens.parse.model import Symbol
+from repolens.parse.spec import DefContext, ImportSpec, LanguageSpec
+from repolens.parse.text import node_text
+
+_RESULT = "result: (_)? @returns"
+_CALLEE = "[(identifier) (selector_expression)] @bind.call"
+_FIRST = "left: (expression_list . (identifier) @name)"
+
+QUERY = f"""
+(function_declaration name: (identifier) @name {_RESULT}) @def.function
+(method_declaration receiver: (parameter_list (parameter_declaration type: (_) @owner))
+  name: (field_identifier) @name {_RESULT}) @def.method
+(type_spec name: (type_identifier) @name type: (struct_type)) @def.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @def.interface
+(type_spec name: (type_identifier) @name) @def.type_alias
+(type_alias name: (type_identifier) @name) @def.type_alias
+(field_declaration_list (field_declaration name: (field_identifier) @name) @def.field)
+(interface_type (method_elem name: (field_identifier) @name {_RESULT}) @def.method)
+(source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
+
+(call_expression function: (identifier) @name arguments: (_) @args) @call
+(call_expression function: (selector_expression operand: (_) @recv
+  field: (field_identifier) @name) arguments: (_) @args) @call
+(composite_literal type: (type_identifier) @name) @new
+(composite_literal type: (qualified_type) @qname) @new
+(composite_literal type: (generic_type type: (type_identifier) @name)) @new
+
+(argument_list [(identifier) (selector_expression)] @ref)
+(keyed_element value: (literal_element [(identifier) (selector_expression)] @ref))
+
+(short_var_declaration {_FIRST}
+  right: (expression_list . (call_expression function: {_CALLEE}))) @bind
+(short_var_declaration {_FIRST}
+  right: (expression_list . (composite_literal type: (_) @bind.new))) @bind
+(short_var_declaration {_FIRST} right: (expression_list
+  . (unary_expression operand: (composite_literal type: (_) @bind.new)))) @bind
+(var_spec name: (identifier) @name type: (_) @bind.type) @bind
+(parameter_declaration name: (identifier) @name type: (_) @bind.type) @bind
+(field_declaration name: (field_identifier) @name type: (_) @bind.type) @bind
+
+(comment) @comment
+(import_declaration) @import
+"""
+
+_TEST_PREFIXES = ("Test", "Benchmark", "Fuzz", "Example")
+
+
+def _refine(sym: Symbol, ctx: DefContext) -> None:
+    exported = sym.name[:1].isupper()
+    sym.visibility = "public" if exported else "internal"
+    sym.is_exported = exported
+    if ctx.node.type in ("type_spec", "type_alias"):
+        sym.signature = "type " + sym.signature
+    elif (
+        sym.kind == "function"
+        and sym.name.startswith(_TEST_PREFIXES)
+        and "testing." in (sym.signature)
+    ):
+        sym.kind = "test"
+
+
+def _heritage(node: Node) -> list[tuple[str, Node]]:
+    """Embedded fields of a struct and embedded interfaces: what its methods come from."""
+    if node.type != "type_spec":
+        return []
+    body = node.child_by_field_name("type")
+    if body is None:
+        return []
+    if body.type == "struct_type":
+        fields = body.named_child(0)
+        members = fields.named_children if fields is not None else []
+        return [
+            ("extends", f.child_by_field_name("type") or f)
+            for f in members
+            if f.type == "field_declaration" and f.child_by_field_name("name") is None
+        ]
+    if body.type == "interface_type":
+        return [
+            ("extends", e.named_child(0) or e) for e in body.named_children if e.type == "type_elem"
+        ]
+    return []
+
+
+def _imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
+    specs: list[Node] = []
+    for child in node.named_children:
+        if child.type == "import_spec":
+            specs.append(child)
+        elif child.type == "import_spec_list":
+            specs.extend(c for c in child.named_children if c.type == "import_spec")
+    found: list[ImportSpec] = []
+    for spec in specs:
+        target = spec.child_by_field_name("path")
+        if target is None:
+            continue
+        module = node_text(target, src).strip('"`')
+        name = spec.child_by_field_name("name")
+        line = spec.start_point[0] + 1
+        if name is not None and name.type == "dot":
+            found.append(ImportSpec(module, is_wildcard=True, line=line))
+        else:
+            alias = node_text(name, src) if name else None
+            found.append(ImportSpec(module, alias=alias, line=line))
+    return found
+
+
+def _clean_type(text: str) -> str:
+    """``*pkg.Server`` -> ``pkg.Server``: a pointer's methods are its element's."""
+    return text.lstrip("*&").strip()
+
+
+_BUILTIN_TYPES = frozenset(
+    {
+        "bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int",
+        "int8", "int16", "int32", "int64", "rune", "string", "uint", "uint8", "uint16",
+        "uint32", "uint64", "uintptr", "any", "comparable",
+        *"ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    }
+)  # fmt: skip
+
+SPEC = LanguageSpec(
+    language="go",
+    grammar_module="tree_sitter_go",
+    query=QUERY,
+    refine=_refine,
+    imports=_imports,
+    heritage=_heritage,
+    clean_type=_clean_type,
+    wrapper_types=frozenset({"type_declaration"}),
+    name_types=frozenset({"type_identifier"}),
+    qualified_types=frozenset({"qualified_type"}),
+    builtin_types=_BUILTIN_TYPES,
+    skip_refs=frozenset({"_"}),
+)
