@@ -1,0 +1,141 @@
+"""The context builder on a real indexed project: what it picks, the paths it finds, the
+code it loads, and that the rendered answer keeps to its budget."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from repolens.config import load_settings
+from repolens.index.pipeline import index_project
+from repolens.mcp.source import SourceCache
+from repolens.present.context import render_context
+from repolens.project import Project, open_project
+from repolens.query.context import ContextBundle, build_context, query_names
+from repolens.store.db import connect
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "mcp" / "sample"
+
+
+@pytest.fixture(scope="module")
+def indexed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Project, sqlite3.Connection]]:
+    root = tmp_path_factory.mktemp("ctx") / "sample"
+    shutil.copytree(FIXTURE, root)
+    project = open_project(root, load_settings(root, {"REPOLENS_EMBED_PROVIDER": "none"}))
+    writer = connect(project.db_path)
+    index_project(project, writer)
+    writer.close()
+    conn = connect(project.db_path, readonly=True)
+    yield project, conn
+    conn.close()
+
+
+def build(indexed: tuple[Project, sqlite3.Connection], query: str, **kw: int) -> ContextBundle:
+    project, conn = indexed
+    reader = SourceCache(project.root, conn)
+    return build_context(conn, project.data_dir, query, read_lines=reader, **kw)  # type: ignore[arg-type]
+
+
+def names(bundle: ContextBundle) -> list[str]:
+    return [item.symbol.qualified_name for item in bundle.items]
+
+
+def test_query_names_keeps_code_shaped_identifiers_and_drops_filler_words() -> None:
+    found = dict(query_names("How does `Server.handle` call fetch_user() and the router?"))
+    assert found == {"Server.handle": True, "fetch_user": True, "router": False}
+
+
+def test_named_symbols_lead_and_their_neighbours_follow(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    bundle = build(indexed, "how does Server.handle reach fetch_user?")
+    top = names(bundle)[:2]
+    assert set(top) == {"Server.handle", "fetch_user"}
+    assert "Router.dispatch" in names(bundle)  # reached through the graph, not named
+    dispatch = next(i for i in bundle.items if i.symbol.qualified_name == "Router.dispatch")
+    assert not dispatch.entry and any("handle" in why for why in dispatch.why)
+
+
+def test_call_paths_connect_the_top_symbols(indexed: tuple[Project, sqlite3.Connection]) -> None:
+    bundle = build(indexed, "how does Server.handle reach fetch_user?")
+    chains = [[path.start.qualified_name, *(h.symbol.qualified_name for h in path.hops)]
+              for path in bundle.paths]  # fmt: skip
+    assert any(
+        chain[chain.index("Server.handle"):chain.index("fetch_user") + 1]
+        == ["Server.handle", "Router.dispatch", "get_user", "fetch_user"]
+        for chain in chains if "Server.handle" in chain and "fetch_user" in chain
+    )  # fmt: skip
+
+
+def test_code_is_loaded_from_disk_for_the_top_symbols(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    bundle = build(indexed, "fetch_user")
+    first = bundle.items[0]
+    assert first.symbol.qualified_name == "fetch_user"
+    assert first.lines[0] == "def fetch_user(user_id):"
+    assert len(first.lines) == first.total_lines == 4
+
+
+def test_an_ambiguous_name_contributes_its_candidates_without_choosing(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    bundle = build(indexed, "where is load defined")
+    files = {i.symbol.file for i in bundle.items if i.symbol.name == "load"}
+    assert files == {"shop/cache.py", "shop/config.py"}
+
+
+def test_an_unknown_identifier_is_reported_not_replaced(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    bundle = build(indexed, "what calls fetch_usr_record")
+    assert any("fetch_usr_record" in note for note in bundle.notes)
+    assert all(i.symbol.name != "fetch_usr_record" for i in bundle.items)
+
+
+def test_tests_rank_below_the_code_they_test(indexed: tuple[Project, sqlite3.Connection]) -> None:
+    order = names(build(indexed, "get_user"))
+    assert order.index("get_user") < order.index("test_get_user")
+
+
+def test_a_class_and_its_methods_do_not_show_the_same_lines_twice(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    bundle = build(indexed, "Server Server.handle Server.start")
+    shown: dict[str, set[int]] = {}
+    for item in bundle.items:
+        lines = set(range(item.symbol.line, item.symbol.line + len(item.lines)))
+        assert not lines & shown.get(item.symbol.file, set()), item.symbol.qualified_name
+        shown.setdefault(item.symbol.file, set()).update(lines)
+
+
+@pytest.mark.parametrize("budget", [600, 1200, 3000, 6000, 20_000])
+def test_the_rendered_answer_keeps_to_its_budget(
+    indexed: tuple[Project, sqlite3.Connection], budget: int
+) -> None:
+    bundle = build(indexed, "how is a user renamed and saved", budget=budget)
+    text = render_context(bundle)
+    assert len(text) <= budget
+    assert text.startswith("# Context:")
+    last = text.splitlines()[-1]
+    assert last.startswith(("To get more", "(complete", "Left out"))
+    if budget >= 3000:
+        assert "def rename_user(user_id, name):" in text
+
+
+def test_a_small_budget_says_what_was_left_out(indexed: tuple[Project, sqlite3.Connection]) -> None:
+    text = render_context(build(indexed, "fetch_user rename_user save_user get_user", budget=1000))
+    assert "Left out:" in text and "To get more:" in text
+
+
+def test_a_large_budget_leaves_nothing_out_on_a_small_project(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    text = render_context(build(indexed, "fetch_user", budget=40_000))
+    assert text.endswith("(complete: nothing left out)")
