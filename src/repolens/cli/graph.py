@@ -435,7 +435,7 @@ def deadcode_command(
         report = dead_code_report(conn, kinds=chosen, limit=limit)
     data = {
         "dead": [symbol_json(r) for r in report.dead],
-        "possibly": [symbol_json(r) for r in report.possibly],
+        "possibly": [{**symbol_json(r), "why": report.why.get(r.id, "")} for r in report.possibly],
         "total_dead": report.total_dead,
         "total_possibly": report.total_possibly,
         "truncated": report.truncated,
@@ -449,12 +449,12 @@ def deadcode_command(
         _more(len(report.dead), report.total_dead, f"use --limit {report.total_dead}")
         if report.possibly:
             _print(
-                f"possibly unused ({report.total_possibly}): a reference that could not be "
-                "resolved carries the name",
+                f"possibly unused ({report.total_possibly}): the name shows up where the graph"
+                " cannot follow it",
                 style="bold",
             )
             for ref in report.possibly:
-                _print(f"  {_row(ref)}")
+                _print(f"  {_row(ref)}  ({report.why.get(ref.id, '')})")
             _more(
                 len(report.possibly), report.total_possibly, f"use --limit {report.total_possibly}"
             )

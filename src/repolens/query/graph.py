@@ -10,9 +10,9 @@ with ``resolved = 0``. ``unresolved_calls`` lists those going out of a symbol an
 ``possible_callers`` those elsewhere that carry its name, so an empty ``callers`` answer can
 say "callers unknown" instead of "no callers" (principle 3).
 
-Lookup (``find_symbol``...) lives in ``repolens.query.symbols`` and file-level analyses
-(deps, cycles, dead code, stats) in ``repolens.query.analysis``; both are re-exported here so
-callers can import the whole graph API from one module.
+Lookup (``find_symbol``...) lives in ``repolens.query.symbols``, file-level analyses (deps,
+cycles, stats) in ``repolens.query.analysis`` and dead code in ``repolens.query.deadcode``;
+all are re-exported here so callers can import the whole graph API from one module.
 """
 
 from __future__ import annotations
@@ -22,17 +22,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from repolens.query.analysis import (
-    DeadCodeReport,
     FileDeps,
     FileLookupError,
     ImportLink,
     cycle_links,
-    dead_code,
-    dead_code_report,
     file_deps,
     graph_stats,
     import_cycles,
 )
+from repolens.query.deadcode import DeadCodeReport, dead_code, dead_code_report
 from repolens.query.symbols import (
     CLASS_KINDS,
     CONSTRUCTOR_NAMES,
@@ -163,7 +161,11 @@ def callers(
     targets = [sym.id]
     if sym.kind in CLASS_KINDS:
         targets += _children(conn, sym.id, constructors_only=True)
-    return _hits(conn, _edges(conn, "target_id", targets, kinds), "source")[: max(limit, 0)]
+    edges = _edges(conn, "target_id", targets, kinds)
+    if len(targets) > 1:  # `Foo()` is stored as instantiates Foo *and* calls Foo.__init__
+        sites = {(e.source, e.line) for e in edges if e.target == sym.id}
+        edges = [e for e in edges if e.target == sym.id or (e.source, e.line) not in sites]
+    return _hits(conn, edges, "source")[: max(limit, 0)]
 
 
 def callees(
@@ -182,7 +184,37 @@ def callees(
         sources += _children(conn, sym.id)
     own = set(sources)
     edges = [e for e in _edges(conn, "source_id", sources, kinds) if e.target not in own]
-    return _hits(conn, edges, "target")[: max(limit, 0)]
+    return _hits(conn, _drop_constructor_echoes(conn, edges), "target")[: max(limit, 0)]
+
+
+def _drop_constructor_echoes(conn: sqlite3.Connection, edges: list[_Edge]) -> list[_Edge]:
+    """``Foo()`` is stored as instantiates Foo and calls Foo.__init__ at the same site; the
+    instantiation says it all, so the constructor call is left out."""
+    sites = {(e.source, e.line, e.target) for e in edges if e.kind == "instantiates"}
+    if not sites:
+        return edges
+    owner = _constructor_owners(conn, [e.target for e in edges if e.kind != "instantiates"])
+    return [
+        e
+        for e in edges
+        if e.target not in owner or (e.source, e.line, owner[e.target]) not in sites
+    ]
+
+
+def _constructor_owners(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int]:
+    """Constructor symbol id -> its class id, for the constructors among ``ids``."""
+    names = sorted(CONSTRUCTOR_NAMES)
+    owners: dict[int, int] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = list(ids[start : start + _CHUNK])
+        rows = conn.execute(
+            f"SELECT id, parent_id FROM symbols WHERE id IN ({','.join('?' * len(chunk))})"
+            f" AND parent_id IS NOT NULL AND (kind = 'constructor'"
+            f" OR name IN ({','.join('?' * len(names))}))",
+            [*chunk, *names],
+        )
+        owners.update((int(r[0]), int(r[1])) for r in rows)
+    return owners
 
 
 def unresolved_calls(conn: sqlite3.Connection, sym: SymbolRef) -> list[dict[str, object]]:
