@@ -151,11 +151,16 @@ def test_callers_of_a_function(conn: sqlite3.Connection) -> None:
 
 
 def test_callers_of_a_class_include_instantiations(conn: sqlite3.Connection) -> None:
+    hits = callers(conn, find_symbol(conn, "User"))
+    # `User(name)` is stored as instantiates User and calls User.__init__: one caller row
+    assert [(h.symbol.full_name, h.edge_kind, h.file, h.line) for h in hits] == [
+        ("app.service.Service.create_user", "instantiates", "app/service.py", 9),
+    ]
     hits = callers(conn, find_symbol(conn, "Service"))
-    assert {(h.symbol.full_name, h.edge_kind, h.file, h.line) for h in hits} == {
+    assert [(h.symbol.full_name, h.edge_kind, h.file, h.line) for h in hits] == [
         ("app.main.main", "instantiates", "app/main.py", 7),
         ("tests.service_check.test_create_user", "instantiates", "tests/service_check.py", 5),
-    }
+    ]
 
 
 def test_module_level_caller_is_the_file_symbol(conn: sqlite3.Connection) -> None:
@@ -243,6 +248,27 @@ def test_impact_limit_is_reported(conn: sqlite3.Connection) -> None:
     assert len(result.hits) == 2 and result.truncated
 
 
+def test_impact_of_a_class_covers_its_members_and_subclasses(conn: sqlite3.Connection) -> None:
+    result = impact(conn, find_symbol(conn, "Base"), depth=1)
+    assert {(h.symbol.full_name, h.depth) for h in result.hits} == {
+        ("app.models.User", 1),  # extends Base
+        ("app.models.User.save", 1),  # overrides and calls Base.save
+    }
+    deeper = impact(conn, find_symbol(conn, "Base"), depth=2)
+    assert ("app.service.Service.create_user", 2) in {
+        (h.symbol.full_name, h.depth) for h in deeper.hits
+    }
+
+
+def test_impact_of_a_file_covers_every_symbol_in_it(conn: sqlite3.Connection) -> None:
+    result = impact(conn, find_symbol(conn, "app/models.py"), depth=1)
+    assert [(h.symbol.full_name, h.edge_kind, h.line) for h in result.hits] == [
+        ("app.service.Service.create_user", "instantiates", 9),
+        ("app.util.format_name", "calls", 7),  # `user.display()`, matched by name only
+    ]
+    assert result.hits[1].confidence < 0.5 < result.hits[0].confidence
+
+
 def test_impact_of_a_base_method_reaches_its_override(conn: sqlite3.Connection) -> None:
     result = impact(conn, find_symbol(conn, "Base.save"), depth=1)
     assert "app.models.User.save" in {h.symbol.full_name for h in result.hits}
@@ -251,7 +277,7 @@ def test_impact_of_a_base_method_reaches_its_override(conn: sqlite3.Connection) 
 # -- call paths -----------------------------------------------------------------------------
 
 
-def test_call_path_found_through_a_constructor_call(conn: sqlite3.Connection) -> None:
+def test_call_path_found_with_call_sites(conn: sqlite3.Connection) -> None:
     hops = call_path(conn, find_symbol(conn, "main"), find_symbol(conn, "format_name"))
     assert hops is not None
     assert [(h.symbol.full_name, h.file, h.line) for h in hops] == [

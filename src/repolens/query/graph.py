@@ -137,6 +137,20 @@ def _children(conn: sqlite3.Connection, parent: int, constructors_only: bool = F
     return [int(r[0]) for r in conn.execute(sql + " ORDER BY start_line", params)]
 
 
+def _members(conn: sqlite3.Connection, sym: SymbolRef) -> list[int]:
+    """What changes with ``sym``: a class's members, every symbol of a file."""
+    if sym.kind in CLASS_KINDS:
+        return _children(conn, sym.id)
+    if sym.kind == FILE_KIND:
+        rows = conn.execute(
+            "SELECT id FROM symbols WHERE file_id = (SELECT file_id FROM symbols WHERE id = ?)"
+            " AND id != ? ORDER BY start_line",
+            (sym.id, sym.id),
+        )
+        return [int(r[0]) for r in rows]
+    return []
+
+
 def _hits(conn: sqlite3.Connection, edges: list[_Edge], other_end: str) -> list[EdgeHit]:
     ends = [getattr(e, other_end) for e in edges]
     refs = symbols_by_ids(conn, ends)
@@ -315,7 +329,7 @@ def impact(
     call to a base method may dispatch to an override) the dependents of the methods it
     overrides. A class or file includes its members as roots."""
     depth = max(depth, 0)
-    seeds = [sym.id] + (_children(conn, sym.id) if sym.kind in CLASS_KINDS | {FILE_KIND} else [])
+    seeds = [sym.id, *_members(conn, sym)]
     seen = set(seeds)
     weakest: dict[int, float] = dict.fromkeys(seeds, 1.0)
     found: list[tuple[int, int, _Edge, int]] = []  # (dependent, depth, edge, via)
@@ -364,8 +378,8 @@ def call_path(
     """A shortest chain of calls from ``src`` to ``dst`` (bidirectional BFS), or ``None``
     when there is none within ``max_depth`` hops. Each hop's ``symbol`` is the symbol
     reached and ``file:line`` the call site; ``src`` itself is not repeated, so ``[]``
-    means ``src is dst``. Instantiating a class continues into its constructor through a
-    ``contains`` hop."""
+    means ``src is dst``. A path through ``Foo()`` follows the resolver's call edge to
+    ``Foo.__init__`` / the constructor."""
     if src.id == dst.id:
         return []
     search = _PathSearch(conn, kinds)
@@ -415,29 +429,7 @@ class _PathSearch:
         return nxt, min(meets, key=lambda n: other[n][1])
 
     def _step(self, nodes: list[int], forward: bool) -> list[_Edge]:
-        column = "source_id" if forward else "target_id"
-        edges = _edges(self.conn, column, nodes, self.kinds)
-        return edges + self._constructor_hops(nodes, forward)
-
-    def _constructor_hops(self, nodes: list[int], forward: bool) -> list[_Edge]:
-        """class -> its constructor, so a path through ``Foo()`` reaches ``__init__``."""
-        names = sorted(CONSTRUCTOR_NAMES)
-        column = "c.parent_id" if forward else "c.id"
-        rows = []
-        for start in range(0, len(nodes), _CHUNK):
-            chunk = nodes[start : start + _CHUNK]
-            rows += self.conn.execute(
-                "SELECT c.parent_id, c.id, c.start_line, f.path FROM symbols c"
-                " JOIN symbols p ON p.id = c.parent_id JOIN files f ON f.id = c.file_id"
-                f" WHERE {column} IN ({','.join('?' * len(chunk))})"
-                f" AND p.kind IN ({','.join('?' * len(CLASS_KINDS))})"
-                f" AND (c.kind = 'constructor' OR c.name IN ({','.join('?' * len(names))}))",
-                [*chunk, *sorted(CLASS_KINDS), *names],
-            ).fetchall()
-        return [
-            _Edge(int(r[0]), int(r[1]), "contains", int(r[2]), 1.0, "parsed", str(r[3]))
-            for r in rows
-        ]
+        return _edges(self.conn, "source_id" if forward else "target_id", nodes, self.kinds)
 
     def _chain(self, meet: int) -> list[_Edge]:
         head: list[_Edge] = []
