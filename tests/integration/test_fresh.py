@@ -271,8 +271,8 @@ def test_ignored_and_excluded_paths(small: tuple[Project, sqlite3.Connection]) -
 
 def test_cancel_keeps_progress_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "tree"
-    copy_pip_tree(root, 60)
-    project = make_project(root)
+    copy_pip_tree(root, 80)  # enough for the parser processes (stopped with the run)
+    project = make_project(root, workers="2")
     conn = connect(project.db_path)
     monkeypatch.setattr(pipeline, "BATCH_SIZE", 20)
     batches: list[int] = []
@@ -282,7 +282,7 @@ def test_cancel_keeps_progress_and_resumes(tmp_path: Path, monkeypatch: pytest.M
     assert conn.execute("SELECT count(*) FROM files").fetchone()[0] == 20
     assert needs_resume(conn)
     report = index_project(project, conn)
-    assert report.parsed == 40 and report.unchanged == 20
+    assert report.parsed == 60 and report.unchanged == 20
     assert not needs_resume(conn)
     check_consistency(conn)
     assert snapshot(conn) == clean_snapshot(root, tmp_path / "clean")

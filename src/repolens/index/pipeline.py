@@ -18,8 +18,9 @@ import multiprocessing
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,17 +107,20 @@ def _task(found: DiscoveredFile, known: Stored | None) -> FileTask | None:
                     found.mtime_ns, known[3] if known else "")  # fmt: skip
 
 
-def _results(tasks: list[FileTask], workers: int) -> Iterator[FileResult]:
+def _results(tasks: list[FileTask], workers: int) -> Generator[FileResult, None, None]:
     if len(tasks) < PARALLEL_THRESHOLD or workers <= 1:
         yield from map(process_file, tasks)
         return
     context = multiprocessing.get_context()
     direct = context.get_start_method() != "forkserver"
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=init_worker,
         initargs=(os.getpid(), direct),
-    ) as pool:  # fmt: skip
+    )  # fmt: skip
+    try:
         yield from pool.map(process_file, tasks, chunksize=8)
+    finally:  # on a stop, files not yet started are dropped, not parsed for nothing
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _batched(items: Iterable[FileResult], size: int) -> Iterator[list[FileResult]]:
@@ -258,13 +262,14 @@ def _store_all(
     """Process and store ``tasks`` batch by batch, checking for a stop after each."""
     workers = project.settings.workers or os.cpu_count() or 1
     done = 0
-    for batch in _batched(_results(tasks, workers), BATCH_SIZE):
-        _store_batch(conn, batch, report)
-        done += len(batch)
-        if progress:
-            progress("parse", done, len(tasks))
-        if stop():
-            raise IndexCancelled(f"stopped after {done} of {len(tasks)} files")
+    with closing(_results(tasks, workers)) as results:
+        for batch in _batched(results, BATCH_SIZE):
+            _store_batch(conn, batch, report)
+            done += len(batch)
+            if progress:
+                progress("parse", done, len(tasks))
+            if stop():
+                raise IndexCancelled(f"stopped after {done} of {len(tasks)} files")
 
 
 def _existing(conn: sqlite3.Connection, ids: set[int]) -> set[int]:
