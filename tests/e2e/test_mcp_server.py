@@ -80,9 +80,9 @@ class Client:
             result = await self.session.call_tool("status", {})
             data = result.structured_content or {}
             job = data.get("job", {}).get("state")
-            if data.get("indexed") and job in ("done", "watching", "idle"):
-                if data.get("files", {}).get("indexed"):
-                    return data
+            ready = data.get("indexed") and job in ("done", "watching", "idle")
+            if ready and data.get("files", {}).get("indexed"):
+                return data
             assert time.monotonic() < deadline, text_of(result)
             await anyio.sleep(0.2)
 

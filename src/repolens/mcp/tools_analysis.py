@@ -11,10 +11,21 @@ from repolens.mcp.paths import confine
 from repolens.mcp.runtime import Runtime
 from repolens.mcp.toolkit import SHORT, Budget, Limit, ProjectPath, tool
 from repolens.mcp.tools_search import finish, split_list
-from repolens.present.format import Answer, plural
-from repolens.present.graph import render_cycles, render_dead, render_deps, render_mapping
-from repolens.query.analysis import cycle_links, dead_code_report, file_deps, graph_stats
-from repolens.query.graph import import_cycles
+from repolens.present.format import Answer, cite, plural
+from repolens.present.graph import (
+    add_lines,
+    render_cycles,
+    render_dead,
+    render_deps,
+    render_mapping,
+)
+from repolens.query.graph import (
+    cycle_links,
+    dead_code_report,
+    file_deps,
+    graph_stats,
+    import_cycles,
+)
 
 DEAD_KINDS = ("function", "method", "class")
 
@@ -108,8 +119,14 @@ class AnalysisTools:
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             stats = graph_stats(conn, top=top)
+        connected = stats.pop("most_connected", [])
         out = Answer(budget)
         out.add("# Graph statistics")
         if not render_mapping(out, stats):
             out.leave_out("the rest of the statistics", "raise budget")
+        elif connected:
+            out.add("most connected (edges in, out):")
+            lines = [f"- {d['symbol']} ({d['kind']}) {cite(d['file'], d['line'])} — {d['in']} in,"
+                     f" {d['out']} out" for d in connected]  # fmt: skip
+            add_lines(out, lines, "symbols", "raise budget")
         return finish(out, handle)

@@ -13,8 +13,14 @@ from typing import Any
 
 from repolens.present.format import Answer, cite, clip, plural
 from repolens.present.symbols import edge_line, label
-from repolens.query.analysis import DeadCodeReport, FileDeps, ImportLink
-from repolens.query.graph import EdgeHit, ImpactResult, SymbolRef
+from repolens.query.graph import (
+    DeadCodeReport,
+    EdgeHit,
+    FileDeps,
+    ImpactResult,
+    ImportLink,
+    SymbolRef,
+)
 
 FOREIGN = ("builtin", "external")
 CALL_KINDS = ("calls", "instantiates")
@@ -158,7 +164,10 @@ def render_dead(out: Answer, report: DeadCodeReport) -> None:
         ),
     ):
         out.add(f"\n## {title}: {total}")
-        done = add_lines(out, [f"- {label(r)}" for r in refs], "symbols", "raise budget")
+        lines = [
+            f"- {label(r)}" + (f" — {report.why[r.id]}" if r.id in report.why else "") for r in refs
+        ]
+        done = add_lines(out, lines, "symbols", "raise budget")
         if done and total > len(refs):
             out.leave_out(f"{total - len(refs)} more", "raise limit")
     if report.unparsed_files:
