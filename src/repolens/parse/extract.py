@@ -138,6 +138,8 @@ class _Matches:
     def value_ref(self, role: str, caps: Captures) -> None:
         node = caps[role][0]
         text = node_text(node, self.src)
+        if self.spec.separator == ".":
+            text = text.replace("::", ".")  # Java method references: `this::handle`
         if text in self.spec.skip_refs or not text.replace(".", "").replace("_", "").isalnum():
             return
         name, receiver = split_qualified(text, self.spec.separator)
@@ -177,8 +179,8 @@ class _Matches:
                 source = self.table.enclosing(node.start_byte)
                 self.refs.extend(type_refs(self.spec, self.src, type_node, "type_of", source))
             return self.spec.clean_type(one_line(node_text(type_node, self.src))), False
-        if "bind.call" in caps:
-            return simplify_expr(node_text(caps["bind.call"][0], self.src)), True
+        if "bind.call" in caps:  # a callee, or a whole call where the grammar has no callee
+            return simplify_expr(node_text(caps["bind.call"][0], self.src)).removesuffix("()"), True
         if "bind.new" in caps:
             text = one_line(node_text(caps["bind.new"][0], self.src))
             return strip_generics(self.spec.clean_type(text)), False

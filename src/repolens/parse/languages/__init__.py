@@ -10,4 +10,5 @@ SPEC_MODULES: dict[str, str] = {
     "typescript": "repolens.parse.languages.typescript",
     "tsx": "repolens.parse.languages.tsx",
     "go": "repolens.parse.languages.go",
+    "java": "repolens.parse.languages.java",
 }
