@@ -240,7 +240,14 @@ def test_impact_groups_by_file_with_depth(conn: sqlite3.Connection) -> None:
 def test_impact_depth_bound_reports_the_frontier(conn: sqlite3.Connection) -> None:
     result = impact(conn, find_symbol(conn, "format_name"), depth=1)
     assert [h.symbol.full_name for h in result.hits] == ["app.service.describe"]
-    assert result.frontier == 1
+    assert result.frontier == 1  # create_user, one hop further
+    # at depth 3, main is still called by the module-level `main()` of app/main.py
+    assert impact(conn, find_symbol(conn, "format_name"), depth=3).frontier == 1
+    whole = impact(conn, find_symbol(conn, "format_name"), depth=6)
+    assert whole.frontier == 0
+    assert [(h.symbol.kind, h.symbol.file, h.depth) for h in whole.hits][-1:] == [
+        ("file", "app/main.py", 4)
+    ]
 
 
 def test_impact_limit_is_reported(conn: sqlite3.Connection) -> None:

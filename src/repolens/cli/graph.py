@@ -291,8 +291,8 @@ def impact_command(
             _more(len(result.hits), None, f"use --limit {limit * 2}")
         if result.frontier:
             _print(
-                f"… {result.frontier} symbol(s) at depth {depth} have dependents not "
-                f"followed; use --depth {depth + 1}",
+                f"… {result.frontier} more dependent(s) beyond depth {depth}; "
+                f"use --depth {depth + 1}",
                 style="dim",
             )
 
@@ -372,7 +372,7 @@ def deps_command(file: str, project_path: Path | None, as_json: bool) -> None:
     }
 
     def render() -> None:
-        _print(f"{deps.file} imports {len(deps.imports)} project file import(s):", style="bold")
+        _print(f"{deps.file} imports from the project ({len(deps.imports)}):", style="bold")
         for x in deps.imports:
             _print(
                 f"  {deps.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''} → {x.target}"
@@ -381,7 +381,7 @@ def deps_command(file: str, project_path: Path | None, as_json: bool) -> None:
             _print(f"external or unresolved ({len(deps.unresolved)}):", style="bold")
             for x in deps.unresolved:
                 _print(f"  {deps.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''}")
-        _print(f"imported by {len(deps.importers)}:", style="bold")
+        _print(f"imported by ({len(deps.importers)}):", style="bold")
         for x in deps.importers:
             _print(f"  {x.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''}")
 

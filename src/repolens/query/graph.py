@@ -231,20 +231,24 @@ def _constructor_owners(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[in
     return owners
 
 
-def unresolved_calls(conn: sqlite3.Connection, sym: SymbolRef) -> list[dict[str, object]]:
-    """References going out of ``sym`` (and, for a class, its methods) that the resolver
-    could not connect: ``{"name", "receiver", "kind", "file", "line", "reason"}``. Reasons
-    ``builtin``/``external`` mean the target is outside the project, others mean unknown."""
+def unresolved_calls(
+    conn: sqlite3.Connection, sym: SymbolRef, *, kinds: Sequence[str] = PATH_KINDS
+) -> list[dict[str, object]]:
+    """Calls going out of ``sym`` (and, for a class, its methods) that the resolver could
+    not connect: ``{"name", "receiver", "kind", "file", "line", "reason"}``. Reasons
+    ``builtin``/``external`` mean the target is outside the project, others mean unknown.
+    Plain ``references`` are left out by default: most are reads of local variables."""
     sources = [sym.id]
     if sym.kind in CLASS_KINDS:
         sources += _children(conn, sym.id)
     marks = ",".join("?" * len(sources))
     module_level = " OR (r.source_id IS NULL AND f.path = ?)" if sym.kind == FILE_KIND else ""
-    params: list[object] = [*sources] + ([sym.file] if module_level else [])
+    params: list[object] = [*sources, *([sym.file] if module_level else []), *kinds]
     rows = conn.execute(
         "SELECT r.name, r.receiver, r.kind, f.path, r.line, r.reason FROM refs r"
         f" JOIN files f ON f.id = r.file_id WHERE r.resolved = 0 AND (r.source_id IN ({marks})"
-        f"{module_level}) ORDER BY f.path, r.line, r.col",
+        f"{module_level}) AND r.kind IN ({','.join('?' * len(kinds))})"
+        " ORDER BY f.path, r.line, r.col",
         params,
     )
     return [_ref_dict(row) for row in rows]
@@ -304,7 +308,7 @@ class ImpactHit:
 @dataclass(frozen=True, slots=True)
 class ImpactResult:
     """The reverse closure of a symbol, nearest first. ``truncated`` says the limit cut it;
-    ``frontier`` counts symbols at the depth limit whose own dependents were not followed."""
+    ``frontier`` counts the dependents one hop beyond ``depth`` (0: the closure is whole)."""
 
     root: SymbolRef
     depth: int
@@ -355,8 +359,10 @@ def impact(
         if d in refs
     ]
     hits.sort(key=lambda h: (h.depth, h.symbol.file, h.symbol.line))
-    remaining = len(frontier) if level >= depth and not truncated else 0
-    return ImpactResult(sym, depth, hits, truncated, remaining)
+    beyond = 0
+    if frontier and not truncated:  # stopped by depth: how many dependents lie one hop on?
+        beyond = len({d for d, _, _ in _dependents(conn, frontier) if d not in seen})
+    return ImpactResult(sym, depth, hits, truncated, beyond)
 
 
 def _dependents(conn: sqlite3.Connection, ids: Sequence[int]) -> Iterable[tuple[int, _Edge, int]]:
