@@ -131,7 +131,12 @@ def make_level(
 
 
 def builtin_ignored(name: str, is_dir: bool, abs_path: str) -> bool:
-    """The defaults: dependency, cache and build dirs, VCS data and lockfiles."""
+    """The defaults: dependency, cache and build dirs, VCS data and lockfiles.
+
+    ``env`` is a virtualenv only when it holds ``pyvenv.cfg``; ``dist``, ``build``, ``target``,
+    ``out`` and ``venv`` are kept when they hold ``__init__.py`` (a package of that name).
+    ``vendor`` is deliberately kept: vendored code is ranked down later, not dropped.
+    """
     if not is_dir:
         return name in IGNORED_FILES
     if name in BUILTIN_DIRS or name.endswith(".egg-info"):
