@@ -195,7 +195,7 @@ def test_files_deleted_while_discovering(tmp_path: Path, mode: str) -> None:
     """A real race: a thread deletes half the files while discover() runs. Survivors are all
     kept; in git mode (where every path is listed up front) each deleted file is either kept
     (checked before it went) or reported vanished, never lost and never an error."""
-    names = [f"d{i % 20}/f{i}.py" for i in range(3000)]
+    names = [f"d{i % 12}/f{i}.py" for i in range(1200)]
     write(tmp_path, dict.fromkeys(names, "x = 1\n"))
     if mode == "git":
         commit_all(tmp_path)
