@@ -1,0 +1,377 @@
+"""Split a file into search chunks that follow its structure.
+
+A chunk is what search returns and what gets embedded, so it should be one idea: a
+function, a method, a small class, the imports. Boundaries come from the parse that the
+graph already made (no second parse). Small neighbours are merged so that a file of
+one-line helpers does not become a hundred tiny chunks; a large symbol is split at
+statement boundaries with a little overlap. Files without a parse (docs, config, text)
+are cut at headings and blank lines.
+
+Nothing is ever truncated: every line of the file lies in at least one chunk, and a line
+longer than a chunk (minified code) is itself cut into consecutive pieces.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from repolens.parse.model import ParsedFile, Symbol
+
+CHUNKER_VERSION = 1
+MAX_LINES = 60
+MAX_CHARS = 3000
+MERGE_LINES = 30  # neighbours merge while the result stays this short
+OVERLAP_LINES = 2
+CONTAINER_KINDS = frozenset(
+    {"class", "struct", "interface", "trait", "protocol", "enum", "namespace", "module",
+     "component", "file"}
+)  # fmt: skip
+_COMMENT_STARTS = ("#", "//", "/*", "*", "@", "--", ";;", "'''", '"""')
+_CLOSERS = frozenset("})];,")
+_SAFE_CUTS = (";", "}", ",", " ", ")")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A run of lines of one file (1-based, inclusive) and its text.
+
+    ``kind`` is the symbol kind the chunk shows (``function``, ``class``…) or what it is
+    otherwise: ``preamble`` (imports and header), ``module`` (top-level code), ``section``
+    (a markdown heading's text), ``text``. ``symbol_index`` points into
+    ``ParsedFile.symbols`` at the innermost symbol enclosing the whole chunk. ``names``
+    are the qualified names of the symbols the chunk shows, enclosing one first; search
+    matches query identifiers against them.
+    """
+
+    start_line: int
+    end_line: int
+    text: str
+    kind: str
+    symbol_index: int | None
+    names: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class _Unit:
+    """A candidate chunk while boundaries are being decided."""
+
+    start: int
+    end: int
+    kind: str
+    symbol: int | None
+    context: int | None  # enclosing symbol of the level the unit was cut at
+    names: tuple[str, ...] = ()
+    gap: bool = False  # code between symbols (shows its level's enclosing symbol)
+    standalone: bool = False  # preamble and module tail: never merged with code
+    piece: bool = False  # part of a split unit: never merged again
+    text: str | None = None  # only for a piece of one over-long line
+    main: int = 0  # after merging: lines of the part whose kind the unit has
+
+
+class _Doc:
+    """The file's lines with cheap character counts of any line range."""
+
+    def __init__(self, text: str) -> None:
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        self.lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        self.offsets = [0]
+        for line in self.lines:
+            self.offsets.append(self.offsets[-1] + len(line) + 1)
+
+    @property
+    def count(self) -> int:
+        return len(self.lines)
+
+    def line(self, number: int) -> str:
+        return self.lines[number - 1]
+
+    def chars(self, start: int, end: int) -> int:
+        return self.offsets[end] - self.offsets[start - 1] - 1
+
+    def text(self, start: int, end: int) -> str:
+        return "\n".join(self.lines[start - 1 : end])
+
+    def fits(self, start: int, end: int) -> bool:
+        return end - start + 1 <= MAX_LINES and self.chars(start, end) <= MAX_CHARS
+
+    def blank(self, number: int) -> bool:
+        return not self.lines[number - 1].strip()
+
+    def indent(self, number: int) -> int:
+        line = self.lines[number - 1]
+        return len(line) - len(line.lstrip())
+
+
+def chunk_file(text: str, language: str, parsed: ParsedFile | None) -> list[Chunk]:
+    """Chunks covering every line of ``text``, each at most ``MAX_LINES`` lines and
+    ``MAX_CHARS`` characters, in file order."""
+    if not text.strip():
+        return []
+    doc = _Doc(text)
+    if parsed is not None and parsed.symbols:
+        units = _Structure(doc, parsed.symbols).units()
+    elif language == "markdown":
+        units = _markdown_units(doc)
+    else:
+        kind = "module" if parsed is not None and not parsed.error else "text"
+        units = [_Unit(1, doc.count, kind, None, None)]
+    units = _merge(
+        doc, [piece for unit in _absorb_trivial(doc, units) for piece in _fit(doc, unit)]
+    )
+    symbols = parsed.symbols if parsed is not None else []
+    return [_to_chunk(doc, unit, symbols) for unit in units]
+
+
+def _to_chunk(doc: _Doc, unit: _Unit, symbols: Sequence[Symbol]) -> Chunk:
+    text = unit.text if unit.text is not None else doc.text(unit.start, unit.end)
+    names = unit.names
+    if unit.symbol is not None:  # the enclosing symbol's name first
+        own = symbols[unit.symbol].qualified_name
+        names = (own, *(name for name in names if name != own))
+    return Chunk(unit.start, unit.end, text, unit.kind, unit.symbol, names)
+
+
+class _Structure:
+    """Units of a parsed file: symbols, the code between them, preamble and tail."""
+
+    def __init__(self, doc: _Doc, symbols: Sequence[Symbol]) -> None:
+        self.doc = doc
+        self.symbols = symbols
+        self.children: dict[int | None, list[int]] = {}
+        for index in range(len(symbols)):
+            self.children.setdefault(self._parent(index), []).append(index)
+
+    def _parent(self, index: int) -> int | None:
+        """The parent the chunker nests under: one whose lines hold the symbol's (a Go
+        method names its struct as parent but lives outside it)."""
+        symbol = self.symbols[index]
+        parent = symbol.parent
+        if parent is None or not 0 <= parent < index:
+            return None
+        outer = self.symbols[parent]
+        inside = outer.start_line <= symbol.start_line and symbol.end_line <= outer.end_line
+        return parent if inside else self._parent(parent)
+
+    def units(self) -> list[_Unit]:
+        roots, context = self.children.get(None, []), None
+        while len(roots) == 1 and self._spans_file(roots[0]) and self.children.get(roots[0]):
+            context = roots[0]
+            roots = self.children[context]
+        units = self._region(1, self.doc.count, roots, context)
+        if units and units[0].gap and context is None:
+            units[0] = replace(units[0], kind="preamble", standalone=True)
+        if len(units) > 1 and units[-1].gap and context is None:
+            units[-1] = replace(units[-1], standalone=True)
+        return units
+
+    def _spans_file(self, index: int) -> bool:
+        symbol = self.symbols[index]
+        return symbol.start_line <= 1 and symbol.end_line >= self.doc.count
+
+    def _region(self, start: int, end: int, nodes: list[int], context: int | None) -> list[_Unit]:
+        """Units partitioning lines ``start..end``: ``nodes`` and the gaps between them."""
+        units: list[_Unit] = []
+        cursor = start
+        for index in sorted(nodes, key=lambda i: self.symbols[i].start_line):
+            symbol = self.symbols[index]
+            first, last = max(cursor, symbol.start_line), min(end, symbol.end_line)
+            if last < first:
+                continue  # overlaps an earlier sibling or lies outside the region
+            first = self._leading_comments(first, cursor)
+            if first > cursor:
+                units.append(self._gap(cursor, first - 1, context, header=cursor == start))
+            units.extend(self._symbol_units(index, first, last, context))
+            cursor = last + 1
+        if cursor <= end:
+            units.append(self._gap(cursor, end, context, header=cursor == start))
+        return units
+
+    def _leading_comments(self, first: int, floor: int) -> int:
+        """Comments and decorators right above a symbol belong to it."""
+        while first > floor and self.doc.line(first - 1).lstrip().startswith(_COMMENT_STARTS):
+            first -= 1
+        return first
+
+    def _gap(self, start: int, end: int, context: int | None, *, header: bool) -> _Unit:
+        if context is None:
+            return _Unit(start, end, "module", None, None, gap=True)
+        symbol = self.symbols[context]
+        unit = _Unit(start, end, symbol.kind, context, context, (symbol.qualified_name,), True)
+        if header:  # a class's declaration names any chunk it is merged into
+            unit.main = MAX_LINES
+        return unit
+
+    def _symbol_units(self, index: int, first: int, last: int, context: int | None) -> list[_Unit]:
+        symbol = self.symbols[index]
+        children = self.children.get(index, [])
+        if self.doc.fits(first, last) or symbol.kind not in CONTAINER_KINDS or not children:
+            names = (symbol.qualified_name, *self._descendant_names(index))
+            return [_Unit(first, last, symbol.kind, index, context, names)]
+        return self._region(first, last, children, index)
+
+    def _descendant_names(self, index: int) -> Iterator[str]:
+        for child in self.children.get(index, []):
+            yield self.symbols[child].qualified_name
+            yield from self._descendant_names(child)
+
+
+def _markdown_units(doc: _Doc) -> list[_Unit]:
+    """One unit per heading's section (fenced code blocks cannot hold headings)."""
+    starts, in_fence = [1], False
+    for number, line in enumerate(doc.lines, start=1):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+        elif not in_fence and number > 1 and _is_heading(stripped):
+            starts.append(number)
+    bounds = [*starts, doc.count + 1]
+    units = []
+    for start, following in itertools.pairwise(bounds):
+        heading = doc.line(start).strip().lstrip("#").strip()
+        names = (heading,) if doc.line(start).lstrip().startswith("#") and heading else ()
+        units.append(_Unit(start, following - 1, "section", None, None, names))
+    return units
+
+
+def _is_heading(stripped: str) -> bool:
+    return stripped.startswith("#") and stripped.lstrip("#")[:1] in (" ", "\t", "")
+
+
+def _trivial(doc: _Doc, unit: _Unit) -> bool:
+    """Only blank lines and closing brackets: not worth a chunk of its own."""
+    return all(
+        not line.strip() or set(line.strip()) <= _CLOSERS or line.strip() == "end"
+        for line in doc.lines[unit.start - 1 : unit.end]
+    )
+
+
+def _absorb_trivial(doc: _Doc, units: list[_Unit]) -> list[_Unit]:
+    """Attach blank/closing-bracket gaps to the unit before them (or after, at the start)."""
+    out: list[_Unit] = []
+    carry: int | None = None  # start of trivial lines waiting for a following unit
+    for unit in units:
+        if _trivial(doc, unit) and out:
+            out[-1].end = unit.end
+        elif _trivial(doc, unit):
+            carry = unit.start if carry is None else carry
+        else:
+            if carry is not None:
+                unit.start, carry = carry, None
+            out.append(unit)
+    return out or [_Unit(units[0].start, units[-1].end, units[0].kind, None, None)]
+
+
+def _fit(doc: _Doc, unit: _Unit) -> list[_Unit]:
+    """The unit itself, or pieces of it that each fit."""
+    if doc.fits(unit.start, unit.end):
+        return [unit]
+    return [
+        replace(unit, start=start, end=end, text=text, piece=True, standalone=False)
+        for start, end, text in _split_lines(doc, unit.start, unit.end)
+    ]
+
+
+def _split_lines(doc: _Doc, start: int, end: int) -> Iterator[tuple[int, int, str | None]]:
+    """Consecutive line ranges (overlapping a little where a cut is not clean) that each
+    fit; a line too long for any chunk is yielded as pieces of itself."""
+    first = start
+    while first <= end:
+        if doc.chars(first, first) > MAX_CHARS:
+            for piece in _split_long_line(doc.line(first)):
+                yield first, first, piece
+            first += 1
+            continue
+        limit = _furthest_fit(doc, first, end)
+        if limit == end or doc.chars(limit + 1, limit + 1) > MAX_CHARS:
+            yield first, limit, None
+            first = limit + 1
+            continue
+        cut = _best_cut(doc, first, limit)
+        yield first, cut, None
+        clean = doc.blank(cut) or doc.blank(cut + 1)
+        overlap = 0 if clean or cut - first + 1 <= 3 * OVERLAP_LINES else OVERLAP_LINES
+        first = cut + 1 - overlap
+
+
+def _furthest_fit(doc: _Doc, first: int, end: int) -> int:
+    limit = first
+    while (
+        limit < end
+        and limit + 1 - first < MAX_LINES
+        and doc.chars(first, limit + 1) <= MAX_CHARS
+        and doc.chars(limit + 1, limit + 1) <= MAX_CHARS
+    ):
+        limit += 1
+    return limit
+
+
+def _best_cut(doc: _Doc, first: int, limit: int) -> int:
+    """The last line of a piece in ``first..limit``: a blank line or a statement at the
+    body's own indentation is a good place; right after an opening bracket is not."""
+    body = [n for n in range(first + 1, limit + 1) if not doc.blank(n)]
+    base = min((doc.indent(n) for n in body), default=0)
+    best, best_score = limit, -10
+    for cut in range(first + (limit - first) // 2, limit + 1):
+        following = cut + 1
+        score = 0
+        if doc.blank(cut) or doc.blank(following):
+            score += 3
+        if not doc.blank(following) and doc.indent(following) <= base:
+            score += 2
+        if doc.line(cut).rstrip().endswith(("(", "[", "{", ",", "\\", ":", "=")):
+            score -= 2
+        if score >= best_score:
+            best, best_score = cut, score
+    return best
+
+
+def _split_long_line(line: str) -> list[str]:
+    """Consecutive pieces of one line, cut after a statement or separator when possible."""
+    pieces, rest = [], line
+    while len(rest) > MAX_CHARS:
+        window = rest[:MAX_CHARS]
+        cut = MAX_CHARS
+        for mark in _SAFE_CUTS:
+            position = window.rfind(mark, MAX_CHARS // 2)
+            if position > 0:
+                cut = position + 1
+                break
+        pieces.append(rest[:cut])
+        rest = rest[cut:]
+    if rest:
+        pieces.append(rest)
+    return pieces
+
+
+def _merge(doc: _Doc, units: list[_Unit]) -> list[_Unit]:
+    """Merge small neighbours of the same level into chunks of up to ``MERGE_LINES``."""
+    out: list[_Unit] = []
+    for unit in units:
+        previous = out[-1] if out else None
+        if previous is not None and _mergeable(doc, previous, unit):
+            out[-1] = _combine(previous, unit)
+        else:
+            out.append(unit)
+    return out
+
+
+def _mergeable(doc: _Doc, a: _Unit, b: _Unit) -> bool:
+    if a.piece or b.piece or a.standalone or b.standalone or a.context != b.context:
+        return False
+    return b.end - a.start + 1 <= MERGE_LINES and doc.chars(a.start, b.end) <= MAX_CHARS
+
+
+def _combine(a: _Unit, b: _Unit) -> _Unit:
+    """One unit over both; it shows the symbol they share, else their enclosing one, and
+    takes its kind from its largest part (top-level code between symbols never names it)."""
+    symbol = a.symbol if a.symbol == b.symbol else a.context
+    names = tuple(dict.fromkeys((*a.names, *b.names)))
+    merged = _Unit(a.start, b.end, a.kind, symbol, a.context, names, a.gap and b.gap)
+    merged.main = a.main or a.end - a.start + 1
+    if (a.gap and a.symbol is None and not b.gap) or b.end - b.start + 1 > merged.main:
+        merged.kind, merged.main = b.kind, b.end - b.start + 1  # the biggest part names it
+    return merged
