@@ -74,6 +74,7 @@ class LanguageSpec:
     # Guess bare names by name match: only where names can come from nowhere visible
     # (script globals in JS); where scoping is exact, a name not found is a local.
     bare_name_match: bool = False
+    super_calls_constructor: bool = False  # a bare `super(...)` runs the base constructor
 
 
 @dataclass(frozen=True, slots=True)

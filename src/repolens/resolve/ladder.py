@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from repolens.resolve import members, namematch, receivers, scope
-from repolens.resolve.base import NONE_DYNAMIC, NONE_UNKNOWN, Value
+from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_EXTERNAL, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
     CALLABLE_KINDS,
@@ -73,6 +73,14 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
     spec = ctx.spec(ref.file_id)
     if ref.receiver is None and spec is not None and ref.name in spec.class_self_names:
         return receivers.eval_receiver(ctx, file, scope_id, ref.name, ref.line), None
+    if ref.receiver is None and ref.name == "super" and spec and spec.super_calls_constructor:
+        cls = receivers.enclosing_class(ctx, scope_id)
+        if cls is None:
+            return NONE_UNKNOWN, None
+        init = members.constructor(ctx, cls, skip_self=True)
+        if init is None:  # bases without a written constructor, or outside the project
+            return NONE_EXTERNAL if members.mro(ctx, cls)[1] else NONE_BUILTIN, None
+        return init, None
     if ref.receiver is None:
         return scope.lookup_name(ctx, file, scope_id, ref.name, ref.line, exclude), None
     receiver = receivers.eval_receiver(ctx, file, scope_id, ref.receiver, ref.line)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from repolens.resolve import python
+from repolens.resolve import python, typescript
 from repolens.resolve.base import LanguageSpec
 
-SPECS: tuple[LanguageSpec, ...] = (python.SPEC,)
+SPECS: tuple[LanguageSpec, ...] = (python.SPEC, typescript.SPEC)
 
 
 def spec_for(language: str) -> LanguageSpec | None:

@@ -76,7 +76,11 @@ def _import_value(ctx: Context, imp: ImportRow) -> Value:
     if name is None or target.kind == "none":
         return target
     if target.module is not None and target.module is ctx.module_of(imp.file_id):
-        # `from . import sub` inside the package itself names a submodule, not a member
+        # a file importing from itself: its own names (`export default foo`) whether
+        # exported or not, else a submodule (`from . import sub` in a package)
+        own = ctx.project.top_level(imp.file_id, name)
+        if own:
+            return symbol_value(pick(own)).via(target)
         child = target.module.children.get(name)
         return Value("module", module=child).via(target) if child else NONE_UNKNOWN
     return receivers.attribute(ctx, target, name)
@@ -228,13 +232,14 @@ def field_binding(ctx: Context, cls: Sym, name: str) -> Value | None:
     return None
 
 
-def constructor(ctx: Context, cls: Sym) -> Value | None:
-    """The constructor that instantiating ``cls`` runs, if the project defines one."""
+def constructor(ctx: Context, cls: Sym, *, skip_self: bool = False) -> Value | None:
+    """The constructor that instantiating ``cls`` runs (or, with ``skip_self``, that its
+    ``super(...)`` runs), if the project defines one."""
     spec = ctx.spec(cls.file_id)
     if spec is None:
         return None
     order, _ = mro(ctx, cls)
-    for owner in order:
+    for owner in order[1:] if skip_self else order:
         assert owner.sym is not None
         for children in ctx.project.members.get(owner.sym.id, {}).values():
             for sym in children:

@@ -29,7 +29,8 @@ BARE_KINDS = {
     "decorates": frozenset({"function"}) | CLASS_KINDS,
     "references": frozenset({"function"}) | CLASS_KINDS,
 }
-METHOD_KINDS = {"calls": FUNCTION_KINDS - {"function"}, "references": FUNCTION_KINDS - {"function"}}
+# `obj.attr` used as a value is far more often a field than a method: only calls guess
+METHOD_KINDS = {"calls": FUNCTION_KINDS - {"function"}}
 TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$|Tests?\.java$"
 )
@@ -63,21 +64,39 @@ def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Val
 def _candidates(
     ctx: Context, ref: RefRow, spec: LanguageSpec, kinds: frozenset[str], method: bool
 ) -> list[Sym]:
-    ref_path = ctx.file(ref.file_id).path
-    from_test = is_test_path(ref_path)
+    from_test = is_test_path(ctx.file(ref.file_id).path)
     found: dict[tuple[int, str], Sym] = {}  # overloads and accessor pairs count once
     for sym in ctx.project.by_name.get(ref.name, ()):
         if sym.kind not in kinds or ctx.spec(sym.file_id) is not spec or sym.id == ref.source_id:
             continue  # `self.sock.send()` inside `send` delegates elsewhere
-        if sym.file_id != ref.file_id:
-            if (spec.exported_only or method) and not sym.is_exported:
-                continue  # private members are used where they are defined
-            if not from_test and is_test_path(ctx.file(sym.file_id).path):
-                continue
+        if sym.file_id != ref.file_id and not _visible(ctx, ref, sym, spec, method, from_test):
+            continue
         if sym.kind in FUNCTION_KINDS and _is_nested(ctx, sym):
             continue
         found.setdefault((sym.file_id, sym.qname), sym)
     return list(found.values())
+
+
+def _visible(
+    ctx: Context, ref: RefRow, sym: Sym, spec: LanguageSpec, method: bool, from_test: bool
+) -> bool:
+    """Whether code in another file could reach ``sym`` at all: not private (save script
+    globals), not a test helper seen from non-test code."""
+    if (spec.exported_only or method) and not sym.is_exported:
+        scripts = _is_script(ctx, sym.file_id) and _is_script(ctx, ref.file_id)
+        if method or not scripts:
+            return False
+    return from_test or not is_test_path(ctx.file(sym.file_id).path)
+
+
+def _is_script(ctx: Context, file_id: int) -> bool:
+    """A file that neither imports nor exports: its top-level names are globals shared
+    with other scripts (browser JS loaded by ``<script>`` tags)."""
+    if ctx.project.imports.get(file_id):
+        return False
+    file_symbol = ctx.file(file_id).symbol
+    top = ctx.project.members.get(file_symbol, {})
+    return not any(s.is_exported for syms in top.values() for s in syms)
 
 
 def _is_nested(ctx: Context, sym: Sym) -> bool:

@@ -29,6 +29,7 @@ STRING_PREFIX = re.compile(r"[rRbBuUfF]{0,2}['\"`]")
 CLOSERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 TYPE_CONFIDENCE = 0.9
 SELF_CONFIDENCE = 0.95
+CONTAINER_KINDS = frozenset({"namespace", "module"})  # TS namespaces, Rust inline modules
 VARIABLE_KINDS = frozenset({"variable", "constant", "field", "property", "enum_member"})
 
 
@@ -237,11 +238,14 @@ def attribute(ctx: Context, value: Value, name: str) -> Value:
             return found.via(value).weaker(
                 1.0, "resolved-type" if value.kind != "class" else "parsed"
             )
-        return _missing_member(ctx, value.sym)
+        return missing_member(ctx, value.sym)
+    if value.kind == "symbol" and value.sym is not None and value.sym.kind in CONTAINER_KINDS:
+        inner = ctx.project.members.get(value.sym.id, {}).get(name)
+        return members.symbol_value(inner[-1]).via(value) if inner else NONE_UNKNOWN
     return value if value.kind == "none" else NONE_UNKNOWN
 
 
-def _missing_member(ctx: Context, cls: Sym) -> Value:
+def missing_member(ctx: Context, cls: Sym) -> Value:
     """A class lacks the member: it may come from a base outside the project."""
     _, incomplete = members.mro(ctx, cls)
     return Value("none", reason="external" if incomplete else "unknown")

@@ -1,0 +1,160 @@
+"""TypeScript and JavaScript: one module per file, resolved the way bundlers and ``tsc`` do.
+
+A specifier is tried as a relative path, then through the nearest ``tsconfig``/``jsconfig``
+``paths`` and ``baseUrl``, then as a workspace package; anything else is a package outside
+the project. A path matches a file with any source extension, a directory its ``index``
+file, and an ESM-style ``./x.js`` the ``./x.ts`` it is compiled from.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
+from repolens.resolve.packages import entry_candidates, find_packages, split_specifier
+from repolens.resolve.project import FileRow, ImportRow, Project
+from repolens.resolve.tsconfig import ConfigFinder
+
+EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+COMPILED_FROM = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+
+
+def own_module(path: str) -> str:
+    """How the parser writes a file's import of itself (its own aliased/default exports)."""
+    return "./" + posixpath.basename(path).split(".", 1)[0]
+
+
+def _strip_extension(path: str) -> str:
+    for ext in sorted(EXTENSIONS, key=len, reverse=True):
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return path
+
+
+def _path_options(path: str) -> list[str]:
+    """Files a module path may denote, in the order TypeScript tries them."""
+    options = [path]
+    stem, ext = posixpath.splitext(path)
+    options += [stem + alt for alt in COMPILED_FROM.get(ext, ())]
+    options += [path + ext for ext in EXTENSIONS]
+    options += [f"{path}/index{ext}" for ext in EXTENSIONS]
+    return options
+
+
+def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
+    of_file = {f.id: Module(_strip_extension(f.path), [f.id]) for f in files}
+    modules = {f.path: of_file[f.id] for f in files}
+    configs = ConfigFinder(root)
+    packages = find_packages(root, {f.dir for f in files})
+
+    def at(path: str) -> Module | None:
+        if path.startswith("../") or path == "..":
+            return None
+        for option in _path_options(path):
+            module = modules.get(option)
+            if module is not None:
+                return module
+        return None
+
+    def first(paths: list[str]) -> Module | None:
+        for path in paths:
+            module = at(path)
+            if module is not None:
+                return module
+        return None
+
+    def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
+        spec = imp.module
+        member = (imp.name,) if imp.name else ()
+        if imp.is_reexport and spec == own_module(file.path):
+            return ImportResult(of_file[file.id], member)
+        if spec.startswith(("./", "../")) or spec in (".", ".."):
+            module = at(posixpath.normpath(posixpath.join(file.dir, spec)))
+            return ImportResult(module, member)
+        module = first(configs.rules(file.dir).candidates(spec))
+        if module is not None:
+            return ImportResult(module, member)
+        name, subpath = split_specifier(spec)
+        package = packages.get(name)
+        if package is None:
+            return ImportResult(external=True)
+        return ImportResult(first(entry_candidates(package, subpath)), member)
+
+    return Layout(modules, of_file, resolve_import)
+
+
+def local_name(imp: ImportRow) -> str | None:
+    if imp.is_wildcard:
+        return None
+    return imp.alias or imp.name
+
+
+BUILTINS = frozenset(
+    {
+        "console", "window", "document", "globalThis", "self", "process", "require", "module",
+        "exports", "Math", "JSON", "Object", "Array", "String", "Number", "Boolean", "Promise",
+        "Date", "Error", "TypeError", "RangeError", "SyntaxError", "RegExp", "Map", "Set",
+        "WeakMap", "WeakSet", "WeakRef", "Symbol", "BigInt", "Reflect", "Proxy", "Intl",
+        "parseInt", "parseFloat", "isNaN", "isFinite", "setTimeout", "setInterval",
+        "clearTimeout", "clearInterval", "setImmediate", "queueMicrotask", "structuredClone",
+        "fetch", "alert", "confirm", "prompt", "Buffer", "__dirname", "__filename",
+        "encodeURIComponent", "decodeURIComponent", "encodeURI", "decodeURI", "ArrayBuffer",
+        "Uint8Array", "Int32Array", "Float64Array", "DataView", "TextEncoder", "TextDecoder",
+        "URL", "URLSearchParams", "AbortController", "Response", "Request", "Headers",
+        "FormData", "Blob", "File", "Event", "CustomEvent", "EventTarget", "performance",
+        "crypto", "navigator", "location", "history", "localStorage", "sessionStorage",
+        "requestAnimationFrame", "cancelAnimationFrame", "atob", "btoa", "Atomics",
+        "SharedArrayBuffer", "Worker", "postMessage", "addEventListener", "describe", "it",
+        "test", "expect", "jest", "vi", "beforeEach", "afterEach", "beforeAll", "afterAll",
+        "undefined", "NaN", "Infinity", "eval", "Function", "arguments", "super",
+    }
+)  # fmt: skip
+
+BUILTIN_TYPES = frozenset(
+    {
+        "Promise", "Array", "ReadonlyArray", "Record", "Partial", "Required", "Readonly",
+        "Pick", "Omit", "Exclude", "Extract", "NonNullable", "ReturnType", "Parameters",
+        "InstanceType", "Awaited", "Map", "Set", "WeakMap", "WeakSet", "Date", "Error",
+        "RegExp", "Function", "Object", "String", "Number", "Boolean", "Symbol", "BigInt",
+        "Iterable", "Iterator", "AsyncIterable", "AsyncIterator", "PromiseLike", "ArrayLike",
+        "Uint8Array", "ArrayBuffer", "string", "number", "boolean", "any", "unknown", "void",
+        "never", "object", "null", "undefined", "bigint", "symbol", "Element", "HTMLElement",
+        "Node", "Event", "Response", "Request", "URL", "Buffer",
+    }
+)  # fmt: skip
+
+BUILTIN_METHODS = frozenset(
+    {
+        "push", "pop", "shift", "unshift", "slice", "splice", "map", "filter", "reduce",
+        "reduceRight", "forEach", "find", "findIndex", "findLast", "some", "every",
+        "includes", "indexOf", "lastIndexOf", "join", "split", "concat", "keys", "values",
+        "entries", "get", "set", "has", "delete", "add", "clear", "then", "catch", "finally",
+        "toString", "valueOf", "trim", "trimStart", "trimEnd", "replace", "replaceAll",
+        "match", "matchAll", "test", "exec", "startsWith", "endsWith", "toLowerCase",
+        "toUpperCase", "substring", "substr", "charAt", "charCodeAt", "padStart", "padEnd",
+        "repeat", "log", "error", "warn", "info", "debug", "trace", "bind", "call", "apply",
+        "sort", "reverse", "flat", "flatMap", "fill", "at", "emit", "on", "off", "once",
+        "addEventListener", "removeEventListener", "dispatchEvent", "querySelector",
+        "querySelectorAll", "getElementById", "appendChild", "removeChild", "setAttribute",
+        "getAttribute", "json", "text", "send", "write", "end", "close", "resolve", "reject",
+        "assign", "freeze", "stringify", "parse", "toFixed", "toISOString", "getTime",
+        "hasOwnProperty", "preventDefault", "stopPropagation", "focus", "blur", "click",
+        "length", "next", "return", "throw", "pipe", "subscribe", "unsubscribe",
+    }
+)  # fmt: skip
+
+SPEC = LanguageSpec(
+    name="ecmascript",
+    languages=frozenset({"typescript", "tsx", "javascript"}),
+    build_layout=build_layout,
+    local_name=local_name,
+    builtins=BUILTINS,
+    builtin_types=BUILTIN_TYPES,
+    builtin_methods=BUILTIN_METHODS,
+    self_names=frozenset({"this"}),
+    constructor_names=frozenset({"constructor"}),
+    exported_only=True,
+    bare_name_match=True,
+    super_calls_constructor=True,
+)
