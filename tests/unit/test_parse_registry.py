@@ -6,7 +6,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from repolens.parse import ParsedFile, grammar_status, graph_languages, parse_source
 
-LANGUAGES = {"python", "javascript", "typescript", "tsx", "go", "java"}
+LANGUAGES = {"python", "javascript", "typescript", "tsx", "go", "java", "rust"}
 
 
 def test_every_shipped_grammar_loads() -> None:

@@ -67,6 +67,16 @@ class SymbolTable:
             j = self._scope_parent[j]
         return self._scope_symbol[j] if j >= 0 else None
 
+    def enclosing_outside(self, node: Node) -> int | None:
+        """Like ``enclosing`` for a node that may itself be a scope (``mod foo;``)."""
+        start, end = node.start_byte, node.end_byte
+        j = bisect.bisect_right(self._starts, start) - 1
+        while j >= 0 and (
+            self._ends[j] <= start or (self._starts[j], self._ends[j]) == (start, end)
+        ):
+            j = self._scope_parent[j]
+        return self._scope_symbol[j] if j >= 0 else None
+
     def enclosing_type(self, index: int | None) -> int | None:
         """The nearest class-like symbol at or above ``index``."""
         while index is not None and self.symbols[index].kind not in TYPE_KINDS:

@@ -8,15 +8,26 @@ definitions, calls and imports, not to the size of the tree.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node, QueryCursor
 
 from repolens.parse.defs import Captures, SymbolTable, build_symbols
 from repolens.parse.model import Binding, Import, ParsedFile, Reference
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, LanguageSpec
-from repolens.parse.text import node_text, one_line, simplify_expr, split_qualified, strip_generics
+from repolens.parse.text import (
+    node_text,
+    one_line,
+    simplify_expr,
+    split_last,
+    split_qualified,
+    strip_generics,
+)
 from repolens.parse.trivia import Trivia
 from repolens.parse.types import type_refs
+
+_DOTTED = re.compile(r"[\w$#]+(?:(?:\.|::)[\w$#]+)*")
 
 
 def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
@@ -138,11 +149,9 @@ class _Matches:
     def value_ref(self, role: str, caps: Captures) -> None:
         node = caps[role][0]
         text = node_text(node, self.src)
-        if self.spec.separator == ".":
-            text = text.replace("::", ".")  # Java method references: `this::handle`
-        if text in self.spec.skip_refs or not text.replace(".", "").replace("_", "").isalnum():
+        if text in self.spec.skip_refs or not _DOTTED.fullmatch(text):
             return
-        name, receiver = split_qualified(text, self.spec.separator)
+        name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
         row, col = node.start_point
         source = self.table.enclosing(node.start_byte)
         self.refs.append(Reference("references", name, row + 1, col, receiver, source))
@@ -173,6 +182,8 @@ class _Matches:
 
     def _bound_type(self, caps: Captures, node: Node, with_refs: bool) -> tuple[str, bool]:
         """The type text a binding carries, and whether it is a callee's return type."""
+        if "bind.self" in caps:
+            return self._self_type(node), False
         if "bind.type" in caps:
             type_node = caps["bind.type"][0]
             if with_refs:
@@ -186,13 +197,24 @@ class _Matches:
             return strip_generics(self.spec.clean_type(text)), False
         return "", False
 
+    def _self_type(self, node: Node) -> str:
+        """The type a method's ``self`` parameter stands for."""
+        method = self.table.enclosing(node.start_byte)
+        if method is None:
+            return ""
+        sym = self.out.symbols[method]
+        if sym.parent is not None and self.out.symbols[sym.parent].kind in TYPE_KINDS:
+            return self.out.symbols[sym.parent].name
+        parts = sym.qualified_name.rsplit(".", 2)
+        return parts[-2] if len(parts) > 1 else ""
+
     def _is_type(self, scope: int | None) -> bool:
         return scope is not None and self.out.symbols[scope].kind in TYPE_KINDS
 
     def imports(self, role: str, caps: Captures) -> None:
         node = caps[role][0]
         line = node.start_point[0] + 1
-        source = self.table.enclosing(node.start_byte)
+        source = self.table.enclosing_outside(node)
         for item in self.spec.imports(node, self.src, self.out.path):
             self.out.imports.append(
                 Import(

@@ -60,7 +60,7 @@ def make_symbol(
         decorations[0] if decorations and decorations[0].start_byte < anchor.start_byte else anchor
     )
     doc = spec.docstring(node, src) if spec.docstring is not None else None
-    start_row, start_col = anchor.start_point
+    start_row, start_col = top.start_point  # a symbol starts at its first decorator
     end_row, end_col = node.end_point
     sym = Symbol(
         kind=item.kind,

@@ -81,6 +81,16 @@ def split_qualified(text: str, separator: str) -> tuple[str, str | None]:
     return last, head or None
 
 
+def split_last(text: str) -> tuple[str, str | None]:
+    """Split at the last ``.`` or ``::``, whichever comes later: ``self.a::b`` -> (b, self.a)."""
+    dot, colons = text.rfind("."), text.rfind("::")
+    if dot < 0 and colons < 0:
+        return text, None
+    if dot > colons:
+        return text[dot + 1 :], text[:dot] or None
+    return text[colons + 2 :], text[:colons] or None
+
+
 def strip_generics(text: str) -> str:
     """Drop generic arguments: ``Repo<T>`` / ``List[Repo]`` / ``Foo::<T>`` -> base name."""
     for opener in ("<", "["):

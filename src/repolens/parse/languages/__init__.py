@@ -11,4 +11,5 @@ SPEC_MODULES: dict[str, str] = {
     "tsx": "repolens.parse.languages.tsx",
     "go": "repolens.parse.languages.go",
     "java": "repolens.parse.languages.java",
+    "rust": "repolens.parse.languages.rust",
 }
