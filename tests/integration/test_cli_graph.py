@@ -134,6 +134,8 @@ def test_human_output_is_path_line_rows(project: Path) -> None:
     assert code == 0
     assert "callers unknown: 1 unresolved reference(s) named 'maybe_called'" in text
     assert "app/service.py:14  handler.maybe_called  in app.service.Service.dispatch" in text
+    code, data = run_json(callers_command, project, "hello")
+    assert code == 0 and data["results"] == [] and "@route" in data["note"]
 
 
 def test_impact_json_groups_by_file(project: Path) -> None:

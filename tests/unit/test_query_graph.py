@@ -20,6 +20,7 @@ from repolens.query.graph import (
     call_path,
     callees,
     callers,
+    entry_reason,
     find_symbol,
     impact,
     possible_callers,
@@ -212,6 +213,17 @@ def test_unknown_calls_are_reported_not_hidden(conn: sqlite3.Connection) -> None
         ("app/service.py", 14, "app.service.Service.dispatch")
     ]
     assert possible_callers(conn, find_symbol(conn, "format_name")) == []
+
+
+def test_entry_reason_explains_a_missing_caller(conn: sqlite3.Connection) -> None:
+    hello = find_symbol(conn, "hello")
+    assert callers(conn, hello) == []
+    assert entry_reason(conn, hello) == 'decorated with @route("/hello"): a framework may call it'
+    assert entry_reason(conn, find_symbol(conn, "User.save")).startswith(
+        "overrides Base.save (app/models.py:5)"
+    )
+    assert entry_reason(conn, find_symbol(conn, "test_create_user")).startswith("an entry point")
+    assert entry_reason(conn, find_symbol(conn, "unused_helper")) == ""
 
 
 # -- impact ---------------------------------------------------------------------------------

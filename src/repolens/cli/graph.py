@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -37,6 +38,7 @@ from repolens.query.graph import (
     callers,
     cycle_links,
     dead_code_report,
+    entry_reason,
     file_deps,
     find_symbol,
     graph_stats,
@@ -157,12 +159,15 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
             query = callees if callee else callers
             hits = query(conn, ref, limit=limit + 1)
             unknown = unresolved_calls(conn, ref) if callee else possible_callers(conn, ref)
+            entry = "" if callee or hits else entry_reason(conn, ref)
         data = {
             "symbol": symbol_json(ref),
             "results": [_hit_json(h, callee=callee) for h in hits[:limit]],
             "truncated": len(hits) > limit,
             "unresolved": unknown,
         }
+        if entry:
+            data["note"] = entry
 
         def render() -> None:
             _print(f"{name} of {ref.full_name} ({ref.kind}) {ref.location}", style="bold")
@@ -173,7 +178,7 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
             if callee:
                 _print_unresolved_callees(bool(hits), unknown)
             else:
-                _print_unknown_callers(ref, bool(hits), unknown)
+                _print_unknown_callers(ref, bool(hits), unknown, entry)
 
         emit(data, as_json, render)
 
@@ -188,10 +193,12 @@ def _edge_row(hit: EdgeHit, *, callee: bool) -> str:
     return f"  {where}{_sure(hit)}"
 
 
-def _print_unknown_callers(ref: SymbolRef, any_known: bool, maybe: list[dict[str, Any]]) -> None:
+def _print_unknown_callers(
+    ref: SymbolRef, any_known: bool, maybe: list[dict[str, Any]], entry: str
+) -> None:
     """Principle 3: "no callers" only when no unresolved reference could be one."""
     if not any_known and not maybe:
-        _print("  no callers found in the index")
+        _print("  no callers found in the index" + (f"; {entry}" if entry else ""))
     if maybe:
         head = "callers unknown: " if not any_known else "also possible: "
         _print(f"  {head}{len(maybe)} unresolved reference(s) named '{ref.name}' may reach it:")
@@ -343,16 +350,6 @@ def path_command(
     emit(data, as_json, render)
 
 
-def _link_json(link: Any) -> dict[str, Any]:
-    return {
-        "file": link.file,
-        "line": link.line,
-        "module": link.module,
-        "name": link.name,
-        "target": link.target,
-    }
-
-
 @click.command("deps")
 @click.argument("file")
 @project_option
@@ -366,9 +363,9 @@ def deps_command(file: str, project_path: Path | None, as_json: bool) -> None:
             _fail_candidates(exc.message, exc.candidates, exc.candidates, as_json)
     data = {
         "file": deps.file,
-        "imports": [_link_json(x) for x in deps.imports],
-        "unresolved": [_link_json(x) for x in deps.unresolved],
-        "importers": [_link_json(x) for x in deps.importers],
+        "imports": [asdict(x) for x in deps.imports],
+        "unresolved": [asdict(x) for x in deps.unresolved],
+        "importers": [asdict(x) for x in deps.importers],
     }
 
     def render() -> None:
@@ -399,7 +396,7 @@ def cycles_command(limit: int, project_path: Path | None, as_json: bool) -> None
         links = [cycle_links(conn, c) for c in cycles[:limit]]
     data = {
         "cycles": [
-            {"files": c, "imports": [_link_json(x) for x in ls]}
+            {"files": c, "imports": [asdict(x) for x in ls]}
             for c, ls in zip(cycles[:limit], links, strict=True)
         ],
         "truncated": len(cycles) > limit,

@@ -144,13 +144,42 @@ def _is_entry_point(row: sqlite3.Row) -> bool:
     )
 
 
-def _registered(row: sqlite3.Row) -> bool:
-    """Carries a decorator that may register it with a framework (or make it a property)."""
+def _registering_decorator(row: sqlite3.Row) -> str:
+    """The first decorator that may register the symbol with a framework (or make it a
+    property), as written; "" when it carries none."""
     for text in str(row[10] or "").splitlines():
         head = text.strip().lstrip("@#[").split("(", 1)[0].rstrip("]").strip()
         if head and head not in _PLAIN_DECORATORS:
-            return True
-    return False
+            return text.strip()
+    return ""
+
+
+def _registered(row: sqlite3.Row) -> bool:
+    return bool(_registering_decorator(row))
+
+
+def entry_reason(conn: sqlite3.Connection, sym: SymbolRef) -> str:
+    """Why ``sym`` may run with no caller in the graph ("" when nothing suggests it): a
+    registering decorator, an entry-point or test name, or a base method it overrides
+    (callers of the base may dispatch to it). Lets "no callers" be said with its caveat."""
+    row = conn.execute(_CANDIDATE_SQL + " WHERE s.id = ?", (sym.id,)).fetchone()
+    if row is None:
+        return ""
+    decorator = _registering_decorator(row)
+    if decorator:
+        decorator = decorator if decorator.startswith(("@", "#")) else f"@{decorator}"
+        return f"decorated with {decorator}: a framework may call it"
+    if _is_entry_point(row):
+        return "an entry point or test: run by a tool, not called"
+    base = conn.execute(
+        "SELECT s.qualified_name, f.path, s.start_line FROM edges e JOIN symbols s"
+        " ON s.id = e.target_id JOIN files f ON f.id = s.file_id"
+        " WHERE e.source_id = ? AND e.kind IN ('overrides', 'implements') LIMIT 1",
+        (sym.id,),
+    ).fetchone()
+    if base:
+        return f"overrides {base[0]} ({base[1]}:{base[2]}): its callers may dispatch here"
+    return ""
 
 
 def _is_api(ctx: _DeadCodeContext, row: sqlite3.Row) -> bool:

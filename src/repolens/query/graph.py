@@ -30,7 +30,7 @@ from repolens.query.analysis import (
     graph_stats,
     import_cycles,
 )
-from repolens.query.deadcode import DeadCodeReport, dead_code, dead_code_report
+from repolens.query.deadcode import DeadCodeReport, dead_code, dead_code_report, entry_reason
 from repolens.query.symbols import (
     CLASS_KINDS,
     CONSTRUCTOR_NAMES,
@@ -58,6 +58,7 @@ __all__ = [
     "cycle_links",
     "dead_code",
     "dead_code_report",
+    "entry_reason",
     "file_deps",
     "find_symbol",
     "graph_stats",
