@@ -46,9 +46,13 @@ class Layout:
     modules: dict[str, Module]
     of_file: dict[int, Module]
     resolve_import: Callable[[FileRow, ImportRow], ImportResult]
+    local_name: Callable[[ImportRow], str | None]  # the name an import binds (None: none)
     # A path head that names a module rather than a variable (Rust `crate`, `super`,
     # a crate name): its value, or None to look the name up in scope.
     path_root: Callable[[FileRow, str], Value | None] = lambda file, name: None
+    # ``files.module`` when it is not the module's key (a Java file is its class, not
+    # its package)
+    names: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +62,6 @@ class LanguageSpec:
     name: str
     languages: frozenset[str]  # files.language values this spec covers
     build_layout: Callable[[Path, Project, list[FileRow]], Layout]
-    local_name: Callable[[ImportRow], str | None]  # the name an import binds (None: none)
     builtins: frozenset[str]  # global names the language provides
     builtin_types: frozenset[str]  # types whose members are all builtin (str, list, Vec...)
     builtin_methods: frozenset[str]  # method names never name-matched on unknown receivers

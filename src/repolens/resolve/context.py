@@ -117,6 +117,10 @@ class Context:
             found = self.import_results[imp.id] = layout.resolve_import(self.file(imp.file_id), imp)
         return found
 
+    def local_name(self, imp: ImportRow) -> str | None:
+        layout = self.layout(imp.file_id)
+        return layout.local_name(imp) if layout is not None else None
+
     def file(self, file_id: int) -> FileRow:
         return self.project.files[file_id]
 

@@ -27,6 +27,7 @@ from repolens.resolve.project import (
 
 ALIAS_KINDS = frozenset({"variable", "constant"})  # `StyleType = Union[str, Style]`
 GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing states
+TYPE_REFS = frozenset({"type_of", "returns", "extends", "implements"})
 DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
     "calls": FUNCTION_KINDS | CLASS_KINDS,
@@ -71,23 +72,37 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
     file = ctx.file(ref.file_id)
     scope_id, exclude = definition_scope(ctx, ref)
     spec = ctx.spec(ref.file_id)
-    if ref.receiver is None and spec is not None and ref.name in spec.class_self_names:
-        return receivers.eval_receiver(ctx, file, scope_id, ref.name, ref.line), None
-    if ref.receiver is None and ref.name == "super" and spec and spec.super_calls_constructor:
-        cls = receivers.enclosing_class(ctx, scope_id)
-        if cls is None:
-            return NONE_UNKNOWN, None
-        init = members.constructor(ctx, cls, skip_self=True)
-        if init is None:  # bases without a written constructor, or outside the project
-            return NONE_EXTERNAL if members.mro(ctx, cls)[1] else NONE_BUILTIN, None
-        return init, None
+    if ref.receiver is None and spec is not None:
+        if ref.name in spec.class_self_names:
+            return receivers.eval_receiver(ctx, file, scope_id, ref.name, ref.line), None
+        delegating = ref.name == "super" or ref.name in spec.self_names
+        if delegating and ref.kind == "calls" and spec.super_calls_constructor:
+            # `super(...)`, `this(...)`
+            return _delegated_constructor(ctx, scope_id, ref.name == "super"), None
+    types_only = ref.kind in TYPE_REFS
     if ref.receiver is None:
-        return scope.lookup_name(ctx, file, scope_id, ref.name, ref.line, exclude), None
-    receiver = receivers.eval_receiver(ctx, file, scope_id, ref.receiver, ref.line)
+        value = scope.lookup_name(
+            ctx, file, scope_id, ref.name, ref.line, exclude, types_only=types_only
+        )
+        return value, None
+    receiver = receivers.eval_receiver(
+        ctx, file, scope_id, ref.receiver, ref.line, types_only=types_only
+    )
     receiver = receivers.value_type(ctx, receiver)
     if receiver.kind == "none":
         return receiver, receiver
     return receivers.attribute(ctx, receiver, ref.name), receiver
+
+
+def _delegated_constructor(ctx: Context, scope_id: int, to_base: bool) -> Value:
+    """The constructor a `super(...)`/`this(...)` call in a constructor runs."""
+    cls = receivers.enclosing_class(ctx, scope_id)
+    if cls is None:
+        return NONE_UNKNOWN
+    init = members.constructor(ctx, cls, skip_self=to_base)
+    if init is None:  # bases without a written constructor, or outside the project
+        return NONE_EXTERNAL if members.mro(ctx, cls)[1] else NONE_BUILTIN
+    return init
 
 
 def resolve_ref(ctx: Context, ref: RefRow) -> Outcome:

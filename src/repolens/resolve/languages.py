@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from repolens.resolve import python, typescript
+from repolens.resolve import c_family, golang, java, python, typescript
 from repolens.resolve.base import LanguageSpec
 
-SPECS: tuple[LanguageSpec, ...] = (python.SPEC, typescript.SPEC)
+SPECS: tuple[LanguageSpec, ...] = (
+    python.SPEC,
+    typescript.SPEC,
+    golang.SPEC,
+    java.SPEC,
+    c_family.SPEC,
+)
 
 
 def spec_for(language: str) -> LanguageSpec | None:

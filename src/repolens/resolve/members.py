@@ -120,7 +120,7 @@ def _reexported(ctx: Context, module: Module, name: str, spec: LanguageSpec) -> 
         if spec.imports_are_members or imp.is_reexport
     ]
     for imp in imports:
-        if not imp.is_wildcard and spec.local_name(imp) == name:
+        if not imp.is_wildcard and ctx.local_name(imp) == name:
             value = import_value(ctx, imp)
             if value.kind != "none" or value.reason == "external":
                 return value

@@ -185,7 +185,7 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
             return ImportResult()
         return ImportResult(package, _member_path(imp))
 
-    return Layout(modules, of_file, resolve_import)
+    return Layout(modules, of_file, resolve_import, local_name)
 
 
 def _member_path(imp: ImportRow) -> tuple[str, ...]:
@@ -240,7 +240,6 @@ SPEC = LanguageSpec(
     name="python",
     languages=frozenset({"python"}),
     build_layout=build_layout,
-    local_name=local_name,
     builtins=frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__"},
     builtin_types=BUILTIN_TYPES,
     builtin_methods=BUILTIN_METHODS,

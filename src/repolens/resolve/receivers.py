@@ -166,8 +166,11 @@ def _package_files(ctx: Context, file_id: int) -> list[int]:
     return [file_id, *(f for f in others if f != file_id)]
 
 
-def eval_receiver(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
-    """The value a receiver expression denotes at ``line`` in ``scope_id``."""
+def eval_receiver(
+    ctx: Context, file: FileRow, scope_id: int, text: str, line: int, *, types_only: bool = False
+) -> Value:
+    """The value a receiver expression denotes at ``line`` in ``scope_id`` (in a type
+    position when ``types_only``: its head is then never a variable)."""
     segments = parse_receiver(text)
     if segments is None:
         return NONE_DYNAMIC
@@ -175,7 +178,7 @@ def eval_receiver(ctx: Context, file: FileRow, scope_id: int, text: str, line: i
     if head.literal:
         return NONE_BUILTIN
     next_sep = segments[1].sep if len(segments) > 1 else ""
-    value, ops = _head(ctx, file, scope_id, head, next_sep, line)
+    value, ops = _head(ctx, file, scope_id, head, next_sep, line, types_only)
     value = apply_ops(ctx, value, ops)
     for segment in segments[1:]:
         if value.kind == "none":
@@ -185,7 +188,13 @@ def eval_receiver(ctx: Context, file: FileRow, scope_id: int, text: str, line: i
 
 
 def _head(
-    ctx: Context, file: FileRow, scope_id: int, head: Segment, next_sep: str, line: int
+    ctx: Context,
+    file: FileRow,
+    scope_id: int,
+    head: Segment,
+    next_sep: str,
+    line: int,
+    types_only: bool,
 ) -> tuple[Value, str]:
     spec = ctx.spec(file.id)
     name, ops = head.name, head.ops
@@ -207,7 +216,7 @@ def _head(
         rooted = layout.path_root(file, name)
         if rooted is not None:
             return rooted, ops
-    return scope.lookup_name(ctx, file, scope_id, name, line), ops
+    return scope.lookup_name(ctx, file, scope_id, name, line, types_only=types_only), ops
 
 
 def apply_ops(ctx: Context, value: Value, ops: str) -> Value:
@@ -324,7 +333,7 @@ def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int)
         return NONE_UNKNOWN
     if head == ARRAY or head in spec.builtin_types or head.split(".")[-1] in spec.builtin_types:
         return NONE_BUILTIN
-    value = eval_receiver(ctx, file, scope_id, head, line)
+    value = eval_receiver(ctx, file, scope_id, head, line, types_only=True)
     if value.kind == "symbol" and value.sym is not None and value.sym.kind == "type_alias":
         return NONE_UNKNOWN
     if value.kind != "class":
@@ -348,8 +357,11 @@ def normalize_type(text: str) -> tuple[str, bool]:
     text = text.strip().strip("'\"").strip()
     as_class = False
     while True:
-        if text.startswith(("[", "...")) or text.endswith("[]"):
+        if text.startswith(("[", "...", "map[")) or text.endswith("[]"):
             return ARRAY, as_class
+        if text.startswith("(") and text.endswith(")"):  # Go results: (*Server, error)
+            text = _split_top(text[1:-1], ",")[0].strip()
+            continue
         for prefix in ("&mut ", "&", "*", "mut ", "dyn ", "impl ", "?", "const "):
             if text.startswith(prefix):
                 text = text[len(prefix) :].lstrip()

@@ -15,6 +15,7 @@ from repolens.resolve.context import Context
 from repolens.resolve.project import (
     CALLABLE_KINDS,
     CLASS_KINDS,
+    TYPE_KINDS,
     BindingRow,
     FileRow,
     ImportRow,
@@ -22,6 +23,7 @@ from repolens.resolve.project import (
 )
 
 PACKAGE_CONFIDENCE = 0.95
+TYPE_NAMES = TYPE_KINDS | {"namespace", "module"}  # what a name in a type position can be
 
 
 def lookup_name(
@@ -31,8 +33,12 @@ def lookup_name(
     name: str,
     line: int,
     exclude: int | None = None,
+    *,
+    types_only: bool = False,
 ) -> Value:
-    """What ``name`` denotes at ``line`` inside ``scope_id`` (ladder steps 1 and 2)."""
+    """What ``name`` denotes at ``line`` inside ``scope_id`` (ladder steps 1 and 2).
+    In a type position (``types_only``) locals, parameters and fields are not candidates:
+    ``store store.Store`` names the package ``store``, not the field being declared."""
     spec = ctx.spec(file.id)
     if spec is None:
         return NONE_UNKNOWN
@@ -44,8 +50,10 @@ def lookup_name(
         if sym.kind == "file":
             break
         if sym.kind not in CLASS_KINDS:
-            found = _local(ctx, sym, name, line, exclude)
+            found = _local(ctx, sym, name, line, exclude, types_only)
             at_load_time = at_load_time and sym.kind not in CALLABLE_KINDS
+        elif types_only:
+            found = _local(ctx, sym, name, line, exclude, types_only)
         elif innermost or spec.class_scope_visible:
             found = _class_scope(ctx, spec, sym, name, line, exclude)
         else:
@@ -65,12 +73,18 @@ def _pick_binding(bindings: list[BindingRow], line: int | None) -> BindingRow:
     return bindings[0]
 
 
-def _local(ctx: Context, sym: Sym, name: str, line: int, exclude: int | None) -> Value | None:
+def _local(
+    ctx: Context, sym: Sym, name: str, line: int, exclude: int | None, types_only: bool = False
+) -> Value | None:
     children = ctx.project.members.get(sym.id, {}).get(name)
-    if children and exclude is not None:
-        children = [s for s in children if s.id != exclude]
+    if children and (exclude is not None or types_only):
+        children = [
+            s for s in children if s.id != exclude and (not types_only or s.kind in TYPE_NAMES)
+        ]
     if children:
         return members.symbol_value(members.pick(children, line))
+    if types_only:
+        return None
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
     if bindings:
         return Value("local", binding=_pick_binding(bindings, line))
@@ -107,7 +121,7 @@ def _module_table(
         if name not in table:
             table[name] = [(b.line, _NO_EXCLUDE, Value("local", binding=b)) for b in bindings]
     for imp in ctx.project.imports.get(file.id, ()):
-        local = spec.local_name(imp)
+        local = ctx.local_name(imp)
         if local:
             table.setdefault(local, []).append((imp.line, _NO_EXCLUDE, imp))
     for entries in table.values():

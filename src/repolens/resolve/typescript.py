@@ -81,7 +81,7 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
             return ImportResult(external=True)
         return ImportResult(first(entry_candidates(package, subpath)), member)
 
-    return Layout(modules, of_file, resolve_import)
+    return Layout(modules, of_file, resolve_import, local_name)
 
 
 def local_name(imp: ImportRow) -> str | None:
@@ -148,7 +148,6 @@ SPEC = LanguageSpec(
     name="ecmascript",
     languages=frozenset({"typescript", "tsx", "javascript"}),
     build_layout=build_layout,
-    local_name=local_name,
     builtins=BUILTINS,
     builtin_types=BUILTIN_TYPES,
     builtin_methods=BUILTIN_METHODS,

@@ -61,6 +61,8 @@ def _write_modules(conn: sqlite3.Connection, ctx: Context) -> None:
         layout = ctx.layout(file.id)
         module = layout.of_file.get(file.id) if layout is not None else None
         name = module.key if module is not None else ""
+        if layout is not None:
+            name = layout.names.get(file.id, name)
         if name != file.module:
             updates.append((name, file.id))
     conn.executemany("UPDATE files SET module = ? WHERE id = ?", updates)
