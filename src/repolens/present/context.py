@@ -8,9 +8,9 @@ named so the agent can ask for just those.
 
 from __future__ import annotations
 
-from repolens.present.format import Answer, cite, clip, code_block, lines_that_fit, plural
+from repolens.present.format import Answer, add_code, cite, clip, plural
 from repolens.present.symbols import chain, label, span
-from repolens.query.context import ContextBundle, ContextItem
+from repolens.query.context import ContextBundle, ContextItem, code_order
 
 MIN_CODE_LINES = 5
 
@@ -22,7 +22,7 @@ def render_context(bundle: ContextBundle, *, language_of: dict[str, str] | None 
     _map(out, bundle)
     if any(item.lines for item in bundle.items):
         out.add("\n## Code (each block is the current file content, line-numbered)")
-    for item in bundle.items:
+    for item in code_order(bundle.items):
         _code(out, item, (language_of or {}).get(item.symbol.file, ""))
     _omitted(out, bundle)
     for note in bundle.notes:
@@ -67,21 +67,19 @@ def _code(out: Answer, item: ContextItem, language: str) -> None:
         return
     sym = item.symbol
     header = f"\n### {sym.qualified_name} ({sym.kind}) — {span(sym)}"
-    first = sym.line
     ask = f'node symbol="{cite(sym.file, sym.line)}"'
-    block = code_block(item.lines, first, language)
-    if out.fits(header + "\n" + block):
-        out.add(header + "\n" + block)
-        if item.truncated:
-            shown_to = first + len(item.lines) - 1
-            out.leave_out(f"{sym.qualified_name} lines {shown_to + 1}-{sym.end_line}", ask)
-        return
-    count = lines_that_fit(item.lines, first, out.room() - len(header) - 1)
-    if count >= MIN_CODE_LINES:
-        out.add(header + "\n" + code_block(item.lines[:count], first, language))
-        out.leave_out(f"{sym.qualified_name} lines {first + count}-{sym.end_line}", ask)
-    else:
+    shown = add_code(out, header, item.lines, sym.line, language=language,
+                     min_lines=MIN_CODE_LINES)  # fmt: skip
+    if shown is None:
         out.leave_out(f"code of {sym.qualified_name} ({span(sym)})", ask)
+        return
+    if item.members:
+        listed = ", ".join(f"{m.name} :{m.line}" for m in item.members)
+        out.add_clipped(f"Members ({len(item.members)}): {listed}")
+        out.leave_out(f"the bodies of {sym.qualified_name}'s members",
+                      f'node symbol="{sym.qualified_name}.MEMBER"')  # fmt: skip
+    elif shown[1] < max(sym.end_line, sym.line):
+        out.leave_out(f"{sym.qualified_name} lines {shown[1] + 1}-{sym.end_line}", ask)
 
 
 def _omitted(out: Answer, bundle: ContextBundle) -> None:

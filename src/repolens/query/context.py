@@ -57,6 +57,10 @@ PATH_DEPTH = 5
 ENTRY_LINES = 80  # code lines at most per entry point
 RELATED_LINES = 40
 MIN_LINES = 6  # fewer lines than this are not worth showing
+ENTRY_SHARE = 0.4  # a seed this close to the best one is an entry point; weaker ones are related
+PROPAGATE_CAP = 4.0  # a neighbour inherits at most this much of an explored symbol's score
+CLASS_HEAD_LINES = 25  # of a long class, the lines before its first member at most
+MAX_MEMBERS = 60
 LINE_OVERHEAD = 8  # number gutter and newline, per code line
 ITEM_OVERHEAD = 120  # the map line and the code header, per symbol
 FIXED_OVERHEAD = 700  # title, section headings, footer
@@ -71,6 +75,7 @@ _STOP_TEXT = (
     " calling class classes"
 )
 _STOPWORDS = frozenset(_STOP_TEXT.split())
+_EXCEPTION_NAME = re.compile(r"(Error|Exception|Warning)$")
 # Kinds that rarely answer a question by themselves; ranked lower unless named.
 _MINOR_KINDS = frozenset({FILE_KIND, "variable", "constant", "field", "property", "enum_member"})
 
@@ -86,10 +91,11 @@ class ContextItem:
     lines: list[str] = field(default_factory=list)  # code from ``symbol.line`` on
     total_lines: int = 0  # the symbol's full span
     shown_in: str = ""  # a higher-ranked item whose code already shows these lines
+    members: list[SymbolRef] = field(default_factory=list)  # a long class: what it holds
 
     @property
     def truncated(self) -> bool:
-        return 0 < len(self.lines) < self.total_lines
+        return 0 < len(self.lines) < self.total_lines and not self.members
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +124,49 @@ class ContextBundle:
 
 @dataclass(slots=True)
 class _Candidate:
-    symbol: SymbolRef
-    score: float = 0.0
-    seed: bool = False
-    why: list[str] = field(default_factory=list)
+    """A symbol being ranked: its own evidence (``seed_score``) plus its links to the
+    symbols being explored (``links``: explored symbol id -> strength)."""
 
-    def add(self, score: float, reason: str, *, seed: bool) -> None:
-        self.score += score
-        self.seed = self.seed or seed
+    symbol: SymbolRef
+    named: float = 0.0
+    hits: list[float] = field(default_factory=list)
+    why: list[str] = field(default_factory=list)
+    links: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def seed(self) -> bool:
+        return bool(self.named or self.hits)
+
+    @property
+    def seed_score(self) -> float:
+        """Names in the query add up; search hits count by the best one, plus a little for
+        each other, so a long class holding many hits does not drown what was named."""
+        if not self.hits:
+            return self.named
+        return self.named + max(self.hits) + 0.15 * min(len(self.hits) - 1, 3)
+
+    @property
+    def score(self) -> float:
+        """Seed evidence plus the strongest link; more links add a little, so a hub that
+        everything touches (an exception, a logger) cannot outrank what was asked for."""
+        if not self.links:
+            return self.seed_score
+        extra = 0.2 * min(len(self.links) - 1, 3)
+        return self.seed_score + max(self.links.values()) * (1 + extra)
+
+    def add(self, score: float, reason: str) -> None:
+        self.named += score
+        self._reason(reason)
+
+    def add_hit(self, score: float, reason: str) -> None:
+        self.hits.append(score)
+        self._reason(reason)
+
+    def link(self, via: int, score: float, reason: str) -> None:
+        self.links[via] = max(self.links.get(via, 0.0), score)
+        self._reason(reason)
+
+    def _reason(self, reason: str) -> None:
         if reason and reason not in self.why and len(self.why) < 3:
             self.why.append(reason)
 
@@ -146,16 +187,21 @@ def build_context(
     paths may be read); ``provider`` embeds the query for the dense half of search."""
     bundle = ContextBundle(query=query, budget=budget)
     pool: dict[int, _Candidate] = {}
-    _seed_from_names(conn, query, pool, bundle.notes)
-    _seed_from_search(conn, data_dir, query, provider, pool, bundle)
+    about_names = _seed_from_names(conn, query, pool, bundle.notes)
+    hit_weight = 0.3 if about_names else 1.0  # text like the names matters less than they do
+    _seed_from_search(conn, data_dir, query, provider, pool, bundle, hit_weight)
     wants_tests = bool(re.search(r"\btests?\b|\bspec\b", query, re.IGNORECASE))
     edges = _expand(conn, pool, depth=max(1, min(depth, 2)))
     ranked = _rank(pool, wants_tests)
     max_items = min(max_items, max(3, budget // 700))  # a small budget keeps room for code
-    chosen, bundle.omitted = ranked[:max_items], [c.symbol for c in ranked[max_items:]]
-    bundle.items = [ContextItem(c.symbol, round(c.score, 3), c.seed, c.why) for c in chosen]
+    chosen, bundle.omitted = ranked[:max_items], [c.symbol for c, _ in ranked[max_items:]]
+    top_seed = max((c.seed_score for c, _ in chosen), default=0.0)
+    bundle.items = [
+        ContextItem(c.symbol, round(score, 3), c.seed_score >= ENTRY_SHARE * top_seed > 0, c.why)
+        for c, score in chosen
+    ]
     bundle.paths = _paths(conn, bundle.items, edges)
-    _load_code(bundle, read_lines)
+    _load_code(conn, bundle, read_lines)
     if not bundle.items and not bundle.passages:
         bundle.notes.append("nothing in the index matches this query")
     return bundle
@@ -179,9 +225,13 @@ def query_names(query: str) -> list[tuple[str, bool]]:
 
 def _seed_from_names(
     conn: sqlite3.Connection, query: str, pool: dict[int, _Candidate], notes: list[str]
-) -> None:
+) -> bool:
+    """Seed the symbols the query names; True when the query is nothing but names that
+    each named exactly one symbol (then it asks about those, not about text like them)."""
     names = query_names(query)
     words = {w.lower() for name, _ in names for w in re.split(r"[.:#]+", name)}
+    leftover = _TOKEN.sub(" ", query).strip(" \t\n?.,;:!'\"()")
+    only_exact = bool(names) and not leftover
     for name, shaped in names:
         try:
             refs, exact = [find_symbol(conn, name)], True
@@ -191,10 +241,12 @@ def _seed_from_names(
                 notes.append(f"no symbol named '{name}' in the index (searched as text)")
         if not exact and len(refs) > (6 if shaped else 3):
             refs = [r for r in refs if _co_named(r, words - {name.lower()})][:3]
+        only_exact = only_exact and exact
         weight = (3.0 if shaped else 1.2) * (1.0 if exact else 0.6)
         for ref in refs[:6]:
             bonus = 0.5 if _co_named(ref, words - {name.lower()}) else 0.0
-            _candidate(pool, ref).add(weight + bonus, f"named in the query ('{name}')", seed=True)
+            _candidate(pool, ref).add(weight + bonus, f"named in the query ('{name}')")
+    return only_exact
 
 
 def _co_named(ref: SymbolRef, words: set[str]) -> bool:
@@ -211,6 +263,7 @@ def _seed_from_search(
     provider: Any,
     pool: dict[int, _Candidate],
     bundle: ContextBundle,
+    hit_weight: float,
 ) -> None:
     try:
         hits = search(conn, data_dir, query, limit=SEARCH_LIMIT, provider=provider)
@@ -218,35 +271,38 @@ def _seed_from_search(
         bundle.notes.append(f"search unavailable ({exc}); answered from names and the graph")
         return
     for rank, hit in enumerate(hits):
-        weight = 2.0 * 0.85**rank
+        weight = 2.0 * 0.85**rank * hit_weight
         refs = _symbols_in_hit(conn, hit)
         if not refs:
             if len(bundle.passages) < 5:
                 bundle.passages.append(hit)
             continue
         for ref in refs:
-            _candidate(pool, ref).add(weight / len(refs), f"search hit #{rank + 1}", seed=True)
+            _candidate(pool, ref).add_hit(weight / len(refs), f"search hit #{rank + 1}")
 
 
 def _symbols_in_hit(conn: sqlite3.Connection, hit: SearchResult) -> list[SymbolRef]:
-    """The innermost symbol containing the hit, else (a module-level chunk) up to two
-    symbols that start inside it."""
+    """The innermost symbol containing the hit. A chunk of several members inside a class
+    (or of module-level code) stands for up to two symbols starting inside it instead."""
     row = conn.execute(
         f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE f.path = ? AND s.kind != ?"
         " AND s.start_line <= ? AND s.end_line >= ?"
         " ORDER BY s.end_line - s.start_line LIMIT 1",
         (hit.file, FILE_KIND, hit.start_line, hit.end_line),
     ).fetchone()
-    if row is not None:
-        return [row_to_ref(row)]
+    owner = row_to_ref(row) if row is not None else None
+    if owner is not None and (owner.kind not in CLASS_KINDS or owner.line >= hit.start_line):
+        return [owner]
+    parent_sql = "s.parent_id = ?" if owner else (
+        "s.parent_id IN (SELECT id FROM symbols WHERE kind = ? AND file_id = s.file_id)"
+    )  # fmt: skip
     rows = conn.execute(
         f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE f.path = ? AND s.kind != ?"
-        " AND s.start_line BETWEEN ? AND ? AND s.parent_id IN"
-        " (SELECT id FROM symbols WHERE kind = ? AND file_id = s.file_id)"
-        " ORDER BY s.start_line LIMIT 2",
-        (hit.file, FILE_KIND, hit.start_line, hit.end_line, FILE_KIND),
+        f" AND s.start_line BETWEEN ? AND ? AND {parent_sql} ORDER BY s.start_line LIMIT 2",
+        (hit.file, FILE_KIND, hit.start_line, hit.end_line, owner.id if owner else FILE_KIND),
     ).fetchall()
-    return [row_to_ref(r) for r in rows]
+    found = [row_to_ref(r) for r in rows]
+    return found or ([owner] if owner else [])
 
 
 def _candidate(pool: dict[int, _Candidate], ref: SymbolRef) -> _Candidate:
@@ -287,8 +343,12 @@ def _neighbour(
     pool: dict[int, _Candidate], hit: EdgeHit, via: _Candidate, factor: float, why: str
 ) -> _Candidate:
     cand = _candidate(pool, hit.symbol)
-    bonus = 0.5 if cand.seed else 0.0  # connects two things the query asked about
-    cand.add(via.score * factor * hit.confidence + bonus, why, seed=False)
+    strength = min(via.score, PROPAGATE_CAP) * factor * hit.confidence
+    if cand.seed:
+        strength += 0.5  # it connects two things the query asked about
+    elif _EXCEPTION_NAME.search(cand.symbol.name) and cand.symbol.kind in CLASS_KINDS:
+        strength *= 0.3  # raised everywhere; rarely what a question is about
+    cand.link(via.symbol.id, strength, why)
     return cand
 
 
@@ -302,13 +362,20 @@ def _best(cands: Iterable[_Candidate], count: int) -> list[_Candidate]:
     return sorted(unique.values(), key=lambda c: -c.score)[:count]
 
 
-def _rank(pool: dict[int, _Candidate], wants_tests: bool) -> list[_Candidate]:
-    for cand in pool.values():
+def _rank(pool: dict[int, _Candidate], wants_tests: bool) -> list[tuple[_Candidate, float]]:
+    """Candidates with their final scores, best first."""
+
+    def weight(cand: _Candidate) -> float:
+        score = cand.score
         if is_test_path(cand.symbol.file) and not wants_tests:
-            cand.score *= 0.4
+            score *= 0.4
         if cand.symbol.kind in _MINOR_KINDS and not any(w.startswith("named") for w in cand.why):
-            cand.score *= 0.5
-    return sorted(pool.values(), key=lambda c: (-c.score, not c.seed, c.symbol.file, c.symbol.line))
+            score *= 0.5
+        return score
+
+    scored = [(cand, weight(cand)) for cand in pool.values()]
+    scored.sort(key=lambda p: (-p[1], not p[0].seed, p[0].symbol.file, p[0].symbol.line))
+    return scored
 
 
 def _paths(
@@ -378,13 +445,14 @@ def _is_subsequence(small: list[int], big: list[int]) -> bool:
     return all(x in it for x in small)
 
 
-def _load_code(bundle: ContextBundle, read_lines: ReadLines) -> None:
-    """Give each item, in rank order, as many code lines as the remaining budget allows.
-    Later, smaller symbols may still fit after a large one did not."""
+def _load_code(conn: sqlite3.Connection, bundle: ContextBundle, read_lines: ReadLines) -> None:
+    """Give each item, entry points first, as many code lines as the remaining budget
+    allows; a later, smaller symbol may still fit after a large one did not. A class too
+    long to show whole gets its head (signature, docstring, attributes) and a member list."""
     room = bundle.budget - FIXED_OVERHEAD - ITEM_OVERHEAD * len(bundle.items)
     room -= sum(60 * len(p.hops) for p in bundle.paths) + 160 * len(bundle.passages)
     loaded: list[ContextItem] = []
-    for item in bundle.items:
+    for item in code_order(bundle.items):
         sym = item.symbol
         if sym.kind == FILE_KIND or room < MIN_LINES * 30:
             continue
@@ -398,6 +466,11 @@ def _load_code(bundle: ContextBundle, read_lines: ReadLines) -> None:
         span = lines[sym.line - 1 : max(sym.end_line, sym.line)]
         item.total_lines = len(span)
         cap = ENTRY_LINES if item.entry else RELATED_LINES
+        if sym.kind in CLASS_KINDS and len(span) > cap:
+            item.members = _members(conn, sym)
+            head = item.members[0].line - sym.line if item.members else CLASS_HEAD_LINES
+            span = span[: max(min(head, CLASS_HEAD_LINES), 1)]
+            room -= sum(len(m.name) + 8 for m in item.members)
         take, cost = 0, 0
         for text in span[:cap]:
             line_cost = min(len(text), 240) + LINE_OVERHEAD
@@ -408,6 +481,20 @@ def _load_code(bundle: ContextBundle, read_lines: ReadLines) -> None:
             item.lines = span[:take]
             room -= cost
             loaded.append(item)
+
+
+def code_order(items: list[ContextItem]) -> list[ContextItem]:
+    """Entry points first, then related symbols, each in rank order."""
+    return [i for i in items if i.entry] + [i for i in items if not i.entry]
+
+
+def _members(conn: sqlite3.Connection, owner: SymbolRef) -> list[SymbolRef]:
+    rows = conn.execute(
+        f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE s.parent_id = ?"
+        " ORDER BY s.start_line LIMIT ?",
+        (owner.id, MAX_MEMBERS),
+    )
+    return [row_to_ref(r) for r in rows]
 
 
 def _overlaps(item: ContextItem, sym: SymbolRef) -> bool:
