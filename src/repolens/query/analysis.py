@@ -230,7 +230,7 @@ def _most_connected(conn: sqlite3.Connection, top: int) -> list[dict[str, Any]]:
         "WITH degree AS ("
         " SELECT target_id AS id, 1 AS inc, 0 AS outc FROM edges WHERE kind != 'contains'"
         " UNION ALL SELECT source_id, 0, 1 FROM edges WHERE kind != 'contains')"
-        " SELECT s.kind, s.qualified_name, f.path, f.module, s.start_line,"
+        " SELECT s.kind, s.qualified_name, f.path, f.module, f.language, s.start_line,"
         " sum(d.inc) AS n_in, sum(d.outc) AS n_out FROM degree d"
         " JOIN symbols s ON s.id = d.id JOIN files f ON f.id = s.file_id"
         " WHERE s.kind != ? GROUP BY d.id ORDER BY n_in + n_out DESC, f.path, s.start_line"
@@ -239,12 +239,12 @@ def _most_connected(conn: sqlite3.Connection, top: int) -> list[dict[str, Any]]:
     )
     return [
         {
-            "symbol": full_name_of(str(kind), str(qname), str(path), str(module or "")),
+            "symbol": full_name_of(str(kind), str(qname), str(path), str(module), str(lang)),
             "kind": kind,
             "file": path,
             "line": line,
             "in": n_in,
             "out": n_out,
         }
-        for kind, qname, path, module, line, n_in, n_out in rows
+        for kind, qname, path, module, lang, line, n_in, n_out in rows
     ]

@@ -239,7 +239,7 @@ def dead_code_report(
             continue
         if _overrides(ctx, row) or _is_api(ctx, row):
             continue
-        ref = row_to_ref(tuple(row)[:9])
+        ref = row_to_ref((*tuple(row)[:9], row[12]))
         reason = ctx.unresolved.get(ref.name) or _mention(conn, ref)
         if reason:
             why[ref.id] = reason

@@ -37,8 +37,11 @@ MAX_SUGGESTIONS = 10
 
 SYMBOL_COLUMNS = (
     "s.id, s.name, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature,"
-    " f.path, f.module"
+    " f.path, f.module, f.language"
 )
+# Languages whose module name is the file's top-level type (``com.acme.Repo`` for
+# Repo.java): a full name is the package plus the local name, not module + local name.
+_TYPE_MODULE_LANGUAGES = frozenset({"java", "kotlin", "scala", "groovy"})
 SYMBOL_FROM = "symbols s JOIN files f ON f.id = s.file_id"
 
 
@@ -86,20 +89,28 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
-def full_name_of(kind: str, qualified_name: str, path: str, module: str) -> str:
+def full_name_of(kind: str, qualified_name: str, path: str, module: str, language: str = "") -> str:
     if kind == FILE_KIND:
         return module or path
-    return f"{module}.{qualified_name}" if module else qualified_name
+    if not module:
+        return qualified_name
+    if language in _TYPE_MODULE_LANGUAGES:
+        package, _, top = module.rpartition(".")
+        if qualified_name == top or qualified_name.startswith(top + "."):
+            return f"{package}.{qualified_name}" if package else qualified_name
+    return f"{module}.{qualified_name}"
 
 
 def row_to_ref(row: Sequence[object]) -> SymbolRef:
     """Build a SymbolRef from a row selected with ``SYMBOL_COLUMNS``."""
-    sid, name, qname, kind, line, end_line, signature, path, module = row
+    sid, name, qname, kind, line, end_line, signature, path, module, language = row
     return SymbolRef(
         id=int(str(sid)),
         name=str(name),
         qualified_name=str(qname),
-        full_name=full_name_of(str(kind), str(qname), str(path), str(module or "")),
+        full_name=full_name_of(
+            str(kind), str(qname), str(path), str(module or ""), str(language or "")
+        ),
         kind=str(kind),
         file=str(path),
         line=int(str(line)),
@@ -218,7 +229,10 @@ def _exact_matches(conn: sqlite3.Connection, text: str) -> list[SymbolRef]:
         " WHERE s.kind = ? AND (f.module = ? OR f.path = ?)",
         (FILE_KIND, text, text),
     ).fetchall()
-    return found + [row_to_ref(r) for r in file_rows]
+    # A Java file's module is its class's name: the class, not the file, is meant.
+    named_inside = {ref.file for ref in found if ref.full_name == text}
+    files = [ref for ref in map(row_to_ref, file_rows) if ref.file not in named_inside]
+    return found + files
 
 
 def _narrow(refs: list[SymbolRef], paths: list[str] | None, kind: str | None) -> list[SymbolRef]:
