@@ -228,6 +228,11 @@ async def test_impact_and_trace(client: Client) -> None:
     assert "What fetch_user calls" in trace and "connect (function) shop/db.py:6" in trace
     none = await client.call("trace", source="fetch_user", target="main")
     assert "# No call path from fetch_user" in none
+    assert "11  def fetch_user(user_id):" in none and "17  def main(argv=None):" in none
+    dispatch = await client.call("trace", source="View.dispatch", target="UserView.render")
+    assert "(via View.render, which it overrides)" in dispatch
+    assert "UserView.render [dynamic dispatch" in dispatch
+    assert "return get_user(request[\"id\"])" in dispatch
 
 
 async def test_deps_cycles_deadcode_stats_files(client: Client) -> None:

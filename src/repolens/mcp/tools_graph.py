@@ -27,7 +27,7 @@ from repolens.mcp.toolkit import (
     tool,
 )
 from repolens.mcp.tools_search import finish, languages_of
-from repolens.present.format import Answer, plural
+from repolens.present.format import Answer, add_code, plural
 from repolens.present.graph import (
     render_edges,
     render_impact,
@@ -40,6 +40,7 @@ from repolens.present.trace import NodeFacts, render_node, render_trace
 from repolens.query.analysis import file_deps
 from repolens.query.graph import (
     FILE_KIND,
+    EdgeHit,
     SymbolRef,
     call_path,
     callees,
@@ -50,8 +51,10 @@ from repolens.query.graph import (
     search_symbols,
     unresolved_calls,
 )
+from repolens.query.symbols import symbols_by_ids
 
 NODE_NEIGHBOURS = 50
+DISPATCH_CONFIDENCE = 0.5  # a call to a base method runs this override only for some receivers
 
 
 def symbol_arg(root: Path, text: str) -> str:
@@ -227,21 +230,24 @@ class GraphTools:
     ) -> str:
         """How `source` reaches `target`: the shortest call path, with each hop's code
         inlined (the calling line marked >) and what the target calls next. Answer flow
-        questions from it instead of chaining callers/callees by hand. When no path exists,
-        says where it may break (unresolved calls)."""
+        questions from it instead of chaining callers/callees by hand. A target reached only
+        by dynamic dispatch (it overrides a base method) is traced through that base. When
+        no path exists, says where it may break (unresolved calls)."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             src = lookup(conn, handle, source, None, None)
             dst = lookup(conn, handle, target, None, None)
-            hops = call_path(conn, src, dst, max_depth=maxDepth)
+            hops, base = _path_or_dispatch(conn, src, dst, maxDepth)
             source_cache = SourceCache(handle.root, conn)
             out = Answer(budget)
             if hops is None:
                 _no_path(out, conn, src, dst, maxDepth)
+                _endpoints(out, conn, source_cache, (src, dst))
             else:
+                via = f" (via {base.qualified_name}, which it overrides)" if base else ""
                 out.add_clipped(
                     f"# Trace {src.qualified_name} → {dst.qualified_name}:"
-                    f" {plural(len(hops), 'hop')}"
+                    f" {plural(len(hops), 'hop')}{via}"
                 )
                 files = {src.file, *(h.symbol.file for h in hops)}
                 last_mile = callees(conn, dst, kinds=("calls", "instantiates"), limit=20)
@@ -269,6 +275,47 @@ def _no_path(
     out.add(f"Callers of the target ({dst.qualified_name}):")
     hits = callers(conn, dst, kinds=("calls", "instantiates"), limit=11)
     render_edges(out, hits[:10], what="callers", hint="callers of the target", more=len(hits) > 10)
+
+
+def _path_or_dispatch(
+    conn: sqlite3.Connection, src: SymbolRef, dst: SymbolRef, depth: int
+) -> tuple[list[EdgeHit] | None, SymbolRef | None]:
+    """A call path to ``dst``; failing that, to a base method ``dst`` overrides, plus the
+    dispatch hop (calls to the base may run the override), marked as uncertain."""
+    hops = call_path(conn, src, dst, max_depth=depth)
+    if hops is not None:
+        return hops, None
+    rows = conn.execute(
+        "SELECT e.target_id, e.line, f.path FROM edges e JOIN files f ON f.id = e.file_id"
+        " WHERE e.source_id = ? AND e.kind IN ('overrides', 'implements') ORDER BY e.id",
+        (dst.id,),
+    ).fetchall()
+    bases = symbols_by_ids(conn, [int(r[0]) for r in rows])
+    for row in rows:
+        base = bases.get(int(row[0]))
+        hops = call_path(conn, src, base, max_depth=depth - 1) if base else None
+        if base is not None and hops is not None:
+            dispatch = EdgeHit(dst, "dispatch", base.line, DISPATCH_CONFIDENCE, "overrides",
+                               base.file)  # fmt: skip
+            return [*hops, dispatch], base
+    return None, None
+
+
+def _endpoints(
+    out: Answer, conn: sqlite3.Connection, source: SourceCache, ends: tuple[SymbolRef, ...]
+) -> None:
+    """When no path is found, the code of both ends: what a follow-up would read anyway."""
+    languages = languages_of(conn, {s.file for s in ends})
+    for sym in ends:
+        lines = source(sym.file)
+        if lines is None:
+            continue
+        span = lines[sym.line - 1 : max(sym.end_line, sym.line)]
+        header = f"\n## {label(sym)}"
+        shown = add_code(out, header, span, sym.line, language=languages.get(sym.file, ""),
+                         room=out.room() // 2)  # fmt: skip
+        if shown is None or shown[1] < sym.line + len(span) - 1:
+            out.leave_out(f"code of {sym.qualified_name}", f'node symbol="{sym.file}:{sym.line}"')
 
 
 def _facts(conn: sqlite3.Connection, sym: SymbolRef) -> NodeFacts:

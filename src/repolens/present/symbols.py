@@ -43,6 +43,9 @@ def chain(start: SymbolRef, hops: Sequence[EdgeHit]) -> str:
         if hop.edge_kind == "contains":
             parts.append(f"{hop.symbol.qualified_name}")
             continue
+        if hop.edge_kind == "dispatch":
+            parts.append(f"{hop.symbol.qualified_name} [dynamic dispatch: it overrides the above]")
+            continue
         parts.append(f"{hop.symbol.qualified_name} @ {cite(hop.file, hop.line)}{certainty(hop)}")
     return " → ".join(parts)
 
