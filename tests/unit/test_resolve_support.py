@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from repolens.discover.languages import detect_language
+from repolens.parse import parse_source
 from repolens.resolve import build_context
 from repolens.resolve.base import ImportResult, Layout
 from repolens.resolve.languages import spec_for
@@ -21,7 +22,9 @@ from repolens.store.db import connect, transaction
 class Tree:
     """Files written under a root, stored, and one language's layout built over them."""
 
-    def __init__(self, root: Path, files: dict[str, str], language: str) -> None:
+    def __init__(
+        self, root: Path, files: dict[str, str], language: str, *, parse: bool = False
+    ) -> None:
         conn = connect(root / ".index" / "index.db")
         with transaction(conn):
             for path, text in files.items():
@@ -30,12 +33,19 @@ class Tree:
                 lang = detect_language(path)
                 if lang is not None and spec_for(lang) is not None:
                     record = graph.FileRecord(path, lang, len(text), 0, "h", "ok")
-                    graph.upsert_file(conn, record, time.time())
+                    file_id = graph.upsert_file(conn, record, time.time())
+                    if parse:  # when the layout reads declarations (a Java package)
+                        graph.write_graph(conn, file_id, parse_source(path, lang, text.encode()))
         project = load_project(conn)
         spec = spec_for(language)
         assert spec is not None
         self.layout: Layout = build_context(project, root).layouts[spec.name]
         self.files: dict[str, FileRow] = {f.path: f for f in project.files.values()}
+
+    def file_module(self, path: str) -> str:
+        """What ``files.module`` gets for ``path``."""
+        file_id = self.files[path].id
+        return self.layout.names.get(file_id, self.module(path))
 
     def module(self, path: str) -> str:
         return self.layout.of_file[self.files[path].id].key

@@ -7,10 +7,11 @@ has one, else in the conventional places (``include/`` directories, the project 
 the parent of the including directory); ``#include <x.h>`` skips the including directory.
 A path found nowhere in the project is a system or third-party header (external).
 
-An include makes every top-level name of the header visible, and of the header's
-*sources* too (``util.h`` -> ``util.c``/``util.cpp``, same directory first): a call to a
-function declared in a header then lands on its definition, which is what a reader wants.
-Headers re-export what they include, so names reach through include chains.
+A header and its *sources* (``util.h`` + ``util.c``/``util.cpp``, same directory first)
+are one module: an include makes all their top-level names visible, so a call to a
+function declared in a header lands on its definition, and ``Store::put`` in the source
+finds class ``Store`` in the header. A ``ns::`` qualifier denotes every file declaring
+namespace ``ns`` (C++ namespaces are open).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import posixpath
 import shlex
 from pathlib import Path
 
-from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
+from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, Value
 from repolens.resolve.filemods import FileModules, file_modules, join
 from repolens.resolve.project import FileRow, ImportRow, Project
 
@@ -96,7 +97,9 @@ def _conventional_dirs(files: list[FileRow]) -> list[str]:
 
 
 def _pair_sources(table: FileModules, files: list[FileRow]) -> None:
-    """Add each header's sources (same stem; same directory first) to its module."""
+    """Make each header and its sources (same stem; same directory first) one module, so
+    that an include reaches definitions and a method defined in the source finds its
+    class in the header."""
     sources: dict[str, list[FileRow]] = {}
     for f in files:
         stem, ext = posixpath.splitext(f.path)
@@ -108,7 +111,23 @@ def _pair_sources(table: FileModules, files: list[FileRow]) -> None:
             continue
         same = sources.get(posixpath.basename(stem), [])
         near = [s for s in same if s.dir == f.dir] or (same if len(same) == 1 else [])
-        table.of_file[f.id].files.extend(s.id for s in near)
+        module = table.of_file[f.id]
+        for source in near:
+            module.files.append(source.id)
+            table.of_file[source.id] = module
+            table.by_path[source.path] = module
+
+
+def _namespaces(project: Project, files: list[FileRow]) -> dict[str, Module]:
+    """Namespace name -> the files declaring it: ``a::f`` may be defined in any of them."""
+    ids = {f.id for f in files}
+    found: dict[str, Module] = {}
+    for sym in project.syms.values():
+        if sym.kind == "namespace" and sym.file_id in ids:
+            module = found.setdefault(sym.name, Module("namespace " + sym.name))
+            if sym.file_id not in module.files:
+                module.files.append(sym.file_id)
+    return found
 
 
 def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
@@ -136,7 +155,13 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
             return ImportResult(external=True)
         return ImportResult(module)
 
-    return Layout(dict(table.by_path), table.of_file, resolve_import, _local_name)
+    namespaces = _namespaces(project, files)
+
+    def path_root(file: FileRow, name: str) -> Value | None:
+        module = namespaces.get(name)
+        return Value("module", module=module) if module is not None else None
+
+    return Layout(dict(table.by_path), table.of_file, resolve_import, _local_name, path_root)
 
 
 def _local_name(imp: ImportRow) -> str | None:
@@ -190,5 +215,6 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     self_names=frozenset({"this"}),
     implicit_members=True,
+    package_scope=True,
     class_scope_visible=True,
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
+from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, Value
 from repolens.resolve.project import FileRow, ImportRow, Project
 
 SOURCE_ROOTS = ("src/main/java/", "src/test/java/", "src/main/kotlin/", "src/", "java/")
@@ -44,25 +44,43 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         package = _declared_package(project, f)
         if package is None:
             package = _package_from_path(f.path)
-        module = packages.get(package)
-        if module is None:
-            module = packages[package] = Module(package)
+        module = _ensure(packages, package)
         module.files.append(f.id)
         of_file[f.id] = module
         names[f.id] = f"{package}.{f.stem}" if package else f.stem
-    prefixes = {".".join(p.split(".")[:2]) for p in packages if p}
+    prefixes = {".".join(p.split(".")[:2]) for p, m in packages.items() if p and m.files}
 
     def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
         parts = imp.module.split(".")
         member = [imp.name] if imp.name and not imp.is_wildcard else []
         for cut in range(len(parts), 0, -1):
             package = packages.get(".".join(parts[:cut]))
-            if package is not None:
+            if package is not None and package.files:
                 return ImportResult(package, (*parts[cut:], *member))
         inside = ".".join(parts[:2]) in prefixes
         return ImportResult() if inside else ImportResult(external=True)
 
-    return Layout(packages, of_file, resolve_import, local_name, names=names)
+    def path_root(file: FileRow, name: str) -> Value | None:
+        """A fully qualified name's first segment (``com`` in ``com.acme.Util.f()``)."""
+        root_package = packages.get(name) if "." not in name else None
+        return Value("module", module=root_package) if root_package is not None else None
+
+    return Layout(packages, of_file, resolve_import, local_name, path_root, names)
+
+
+def _ensure(packages: dict[str, Module], name: str) -> Module:
+    """The package ``name``, creating it and its parents (``a``, ``a.b``) as needed."""
+    module = packages.get(name)
+    if module is None:
+        module = packages[name] = Module(name)
+        if name and "." in name:
+            parent_name, _, last = name.rpartition(".")
+            parent = _ensure(packages, parent_name)
+            module.parent = parent
+            parent.children[last] = module
+        elif name:
+            packages[name] = module
+    return module
 
 
 def local_name(imp: ImportRow) -> str | None:

@@ -192,17 +192,18 @@ def _mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:
 def own_member(ctx: Context, cls: Sym, name: str) -> Sym | None:
     """A member defined in the class body, or beside it (Go methods, Rust ``impl``)."""
     found = ctx.project.members.get(cls.id, {}).get(name)
-    if found:
-        return found[-1]
-    qname = f"{cls.qname}.{name}"
-    module = ctx.module_of(cls.file_id)
-    spec = ctx.spec(cls.file_id)
-    files = module.files if module is not None and spec and spec.package_scope else [cls.file_id]
-    for fid in files:
-        beside = ctx.project.by_qname.get((fid, qname))
-        if beside:
-            return beside[-1]
-    return None
+    if not found:
+        qname = f"{cls.qname}.{name}"
+        module = ctx.module_of(cls.file_id)
+        spec = ctx.spec(cls.file_id)
+        package = module is not None and spec is not None and spec.package_scope
+        for fid in module.files if module is not None and package else [cls.file_id]:
+            found = ctx.project.by_qname.get((fid, qname))
+            if found:
+                break
+    if found and name == cls.name:  # Java-style constructors are not members by name
+        found = [s for s in found if s.kind != "constructor"]
+    return found[-1] if found else None
 
 
 def class_member(ctx: Context, cls: Sym, name: str, *, skip_self: bool = False) -> Value | None:

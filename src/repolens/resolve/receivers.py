@@ -212,11 +212,16 @@ def _head(
             value = Value("super", sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
             return value, ops[1:] if ops.startswith("c") else ops
     layout = ctx.layout(file.id)
-    if layout is not None and (next_sep == "::" or head.sep == "::" or name in ("Self",)):
+    if layout is not None and (next_sep == "::" or name == "Self"):
         rooted = layout.path_root(file, name)
         if rooted is not None:
             return rooted, ops
-    return scope.lookup_name(ctx, file, scope_id, name, line, types_only=types_only), ops
+    found = scope.lookup_name(ctx, file, scope_id, name, line, types_only=types_only)
+    if found.kind == "none" and next_sep and layout is not None:
+        rooted = layout.path_root(file, name)  # a fully qualified name: `com.acme.Util`
+        if rooted is not None:
+            return rooted, ops
+    return found, ops
 
 
 def apply_ops(ctx: Context, value: Value, ops: str) -> Value:
