@@ -12,4 +12,6 @@ SPEC_MODULES: dict[str, str] = {
     "go": "repolens.parse.languages.go",
     "java": "repolens.parse.languages.java",
     "rust": "repolens.parse.languages.rust",
+    "c": "repolens.parse.languages.c",
+    "cpp": "repolens.parse.languages.cpp",
 }

@@ -1,0 +1,94 @@
+"""Extraction for the breadth languages with their real grammars: symbols, calls, imports.
+
+One compact case per language, asserting what the resolver depends on: definition kinds and
+qualified names, members attached to their types, calls with receivers, import shapes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from repolens.parse import grammar_status, parse_source
+from repolens.parse.model import ParsedFile
+
+
+def _parse(language: str, path: str, code: str) -> ParsedFile:
+    status = grammar_status().get(language, "no spec")
+    if status != "ok":
+        pytest.skip(f"{language}: {status}")
+    parsed = parse_source(path, language, code.encode())
+    assert not parsed.error
+    return parsed
+
+
+def _symbols(parsed: ParsedFile) -> set[tuple[str, str]]:
+    return {(s.kind, s.qualified_name) for s in parsed.symbols}
+
+
+def _calls(parsed: ParsedFile) -> set[tuple[str, str | None]]:
+    return {(r.name, r.receiver) for r in parsed.references if r.kind == "calls"}
+
+
+C_SOURCE = """\
+#include "util.h"
+#include <stdio.h>
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+typedef struct { int x; } Point;
+struct Node { struct Node *next; };
+enum Color { RED };
+static int helper(const struct Node *n) { return add(1, 2); }
+int *make(void) { ops->run(0); return 0; }
+"""
+
+
+def test_c_definitions_includes_and_calls() -> None:
+    parsed = _parse("c", "src/a.c", C_SOURCE)
+    assert _symbols(parsed) >= {
+        ("macro", "MAX"), ("struct", "Point"), ("field", "Point.x"), ("struct", "Node"),
+        ("enum", "Color"), ("enum_member", "Color.RED"), ("function", "helper"),
+        ("function", "make"),
+    }  # fmt: skip
+    helper = next(s for s in parsed.symbols if s.name == "helper")
+    assert (helper.visibility, helper.is_exported) == ("private", False)
+    assert [(i.module, i.is_wildcard) for i in parsed.imports] == [
+        ("util.h", True),
+        ("<stdio.h>", True),
+    ]
+    assert _calls(parsed) == {("add", None), ("run", "ops")}
+    assert ("n", "Node") in {(b.name, b.type_name) for b in parsed.bindings}
+
+
+CPP_SOURCE = """\
+namespace shop {
+class Store : public Base {
+ public:
+  Store();
+  int put(int x);
+  virtual bool check() const;
+  static Store* make() { return new Store(); }
+ private:
+  void log() {}
+};
+int Store::put(int x) { log(); other.run(); shop::price(x); return 0; }
+}
+int Store::size() const { return 0; }
+"""
+
+
+def test_cpp_classes_out_of_class_methods_and_namespaces() -> None:
+    parsed = _parse("cpp", "src/store.cpp", CPP_SOURCE)
+    symbols = _symbols(parsed)
+    assert symbols >= {
+        ("namespace", "shop"), ("class", "Store"), ("method", "Store.put"),
+        ("method", "Store.check"), ("method", "Store.make"), ("method", "Store.log"),
+        ("method", "Store.size"),
+    }  # fmt: skip
+    assert ("method", "Store.Store") not in symbols  # a bare prototype is not a symbol
+    by_name = {s.qualified_name: s for s in parsed.symbols}
+    store = parsed.symbols.index(by_name["Store"])
+    assert by_name["Store.put"].parent == store  # defined out of class, same file
+    assert by_name["Store.log"].visibility == "private"
+    assert by_name["Store.make"].is_static
+    assert by_name["Store"].bases == ("Base",)
+    assert _calls(parsed) >= {("log", None), ("run", "other"), ("price", "shop")}
+    assert ("instantiates", "Store") in {(r.kind, r.name) for r in parsed.references}
