@@ -40,11 +40,9 @@ def text_of(result: CallToolResult) -> str:
 
 
 @asynccontextmanager
-async def serve(project: Path) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "repolens", "serve", "--project", str(project)],
-        env=ENV,
-    )  # fmt: skip
+async def serve(project: Path, *extra: str) -> AsyncIterator[ClientSession]:
+    args = ["-m", "repolens", "serve", "--project", str(project), *extra]
+    params = StdioServerParameters(command=sys.executable, args=args, env=ENV)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -130,3 +128,24 @@ async def test_remove_then_index_again(tmp_path: Path) -> None:
         await wait_job(session, {"done"})
         back = await call(session, "callers", symbol="fetch_user")
         assert not back.is_error and "get_user" in text_of(back)
+
+
+async def test_linked_projects_are_served_and_selected_by_project_path(tmp_path: Path) -> None:
+    main = indexed_copy(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "tool.py").write_text("def sharpen(blade):\n    return blade.strip()\n")
+    async with serve(main, "--link", str(other)) as session:
+        listing = text_of(await call(session, "projects"))
+        assert f"{main} (main" in listing and f"{other} (linked" in listing
+        deadline = time.monotonic() + 30
+        while True:
+            found = await call(session, "symbols", query="sharpen", projectPath=str(other))
+            if not found.is_error and "sharpen (function) tool.py:1" in text_of(found):
+                break
+            assert time.monotonic() < deadline, text_of(found)
+            await anyio.sleep(0.2)
+        mine = await call(session, "symbols", query="sharpen")
+        assert "sharpen" not in text_of(mine).split("\n", 1)[1]
+        inside = await call(session, "symbols", query="fetch", projectPath=str(main / "shop"))
+        assert "fetch_user" in text_of(inside)

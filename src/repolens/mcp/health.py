@@ -11,9 +11,7 @@ import platform
 import sqlite3
 
 from repolens import __version__
-from repolens.embed import EmbeddingError
 from repolens.index.lock import writer_status
-from repolens.index.providers import provider_for
 from repolens.mcp.runtime import ProjectHandle
 from repolens.parse.registry import grammar_status
 from repolens.store.db import StoreError, connect, latest_version, schema_version
@@ -81,15 +79,11 @@ def _grammars() -> Check:
 
 
 def _embeddings(handle: ProjectHandle) -> Check:
-    settings = handle.project.settings
-    if settings.embed_provider == "none":
+    if handle.project.settings.embed_provider == "none":
         return "ok", "embeddings off (embed_provider = none): keyword search only"
-    try:
-        provider = provider_for(settings)
-    except EmbeddingError as exc:
-        return "warn", f"embedding provider '{settings.embed_provider}' unavailable: {exc}"
+    provider, why = handle.provider()
     if provider is None:
-        return "ok", "embeddings off"
+        return "warn", f"{why}; search runs on keywords only"
     return "ok", f"embedding provider {provider.profile.key()}"
 
 

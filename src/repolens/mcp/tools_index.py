@@ -189,6 +189,7 @@ def _status_data(handle: ProjectHandle) -> dict[str, Any]:
             _, why = handle.query_provider(conn)
             if why:
                 data["search_mode"] = why
+            data["embedding"] = handle.embedding_status(conn)
     job = handle.writer.state.to_dict()
     data["job"] = {k: v for k, v in job.items() if v not in (None, "", [], {})}
     data["job"]["summary"] = handle.job_line()

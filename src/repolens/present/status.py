@@ -54,10 +54,9 @@ def render_status(out: Answer, data: Mapping[str, Any]) -> None:
     if languages:
         out.add_clipped("Languages: " + ", ".join(f"{k} {v}" for k, v in languages.items()))
     _skipped(out, files)
-    for key in ("embedding", "embeddings"):
-        if isinstance(data.get(key), Mapping):
-            out.add("Embeddings:")
-            render_mapping(out, data[key], "  ")
+    if isinstance(data.get("embedding"), Mapping):
+        out.add("Embeddings:")
+        render_mapping(out, data["embedding"], "  ")
 
 
 def _skipped(out: Answer, files: Mapping[str, Any]) -> None:
