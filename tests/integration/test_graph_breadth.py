@@ -25,6 +25,7 @@ else:  # pragma: no cover
 BREADTH = {
     "c": ("c",),
     "cpp": ("cpp",),
+    "csharp": ("csharp",),
 }
 
 

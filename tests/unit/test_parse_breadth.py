@@ -92,3 +92,41 @@ def test_cpp_classes_out_of_class_methods_and_namespaces() -> None:
     assert by_name["Store"].bases == ("Base",)
     assert _calls(parsed) >= {("log", None), ("run", "other"), ("price", "shop")}
     assert ("instantiates", "Store") in {(r.kind, r.name) for r in parsed.references}
+
+
+CSHARP_SOURCE = """\
+using Shop.Models;
+using Fmt = Shop.Util.Formatter;
+namespace Shop.Services
+{
+    public partial class OrderService : ServiceBase, IService
+    {
+        private readonly Repo _repo;
+        public int Count { get; set; }
+        public OrderService(Repo repo) { _repo = repo; }
+        public void Place(Order order) { var o = new Order(); _repo.Save(order); this.Log(); }
+        [Fact]
+        public void Works() { }
+    }
+}
+"""
+
+
+def test_csharp_namespace_members_and_usings() -> None:
+    parsed = _parse("csharp", "src/OrderService.cs", CSHARP_SOURCE)
+    assert _symbols(parsed) >= {
+        ("namespace", "Shop.Services"), ("class", "OrderService"), ("field", "OrderService._repo"),
+        ("property", "OrderService.Count"), ("constructor", "OrderService.OrderService"),
+        ("method", "OrderService.Place"), ("test", "OrderService.Works"),
+    }  # fmt: skip
+    cls = next(s for s in parsed.symbols if s.name == "OrderService")
+    assert cls.parent is None  # namespaces do not contain: types stay file-level names
+    kinds = {(r.kind, r.name) for r in parsed.references}
+    assert {("extends", "ServiceBase"), ("implements", "IService")} <= kinds
+    assert ("instantiates", "Order") in kinds
+    assert _calls(parsed) >= {("Save", "_repo"), ("Log", "this")}
+    assert [(i.module, i.name, i.alias, i.is_wildcard) for i in parsed.imports] == [
+        ("Shop.Models", None, None, True),
+        ("Shop.Util", "Formatter", "Fmt", False),
+    ]
+    assert ("o", "Order") in {(b.name, b.type_name) for b in parsed.bindings}

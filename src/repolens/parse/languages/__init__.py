@@ -14,4 +14,5 @@ SPEC_MODULES: dict[str, str] = {
     "rust": "repolens.parse.languages.rust",
     "c": "repolens.parse.languages.c",
     "cpp": "repolens.parse.languages.cpp",
+    "csharp": "repolens.parse.languages.csharp",
 }
