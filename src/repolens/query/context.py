@@ -6,8 +6,10 @@ files. This builds the answer in one pass, search-heavy and traversal-light:
 1. seeds: hybrid search hits (mapped to the symbols that contain them) plus symbols named
    by identifiers in the query (``parse_args``, ``Session.send``, ```backticked```);
 2. expansion: one or two hops of callers and callees around the best seeds, scored down
-   by distance and edge confidence, with a bonus for symbols that connect two seeds;
-3. ranking: seeds first among equals, tests down-ranked unless the query is about tests;
+   by distance and edge confidence, with a bonus for symbols that connect two seeds and
+   a damper on hubs (exceptions, helpers everything calls);
+3. ranking: tests and minor kinds (variables, fields) down-ranked unless asked for; seeds
+   close to the best one are the entry points, the rest is related;
 4. call paths between the top symbols (from the edges seen, and a bounded path search);
 5. code for the top symbols, as many lines as the budget allows, read from disk now.
 
@@ -92,10 +94,6 @@ class ContextItem:
     total_lines: int = 0  # the symbol's full span
     shown_in: str = ""  # a higher-ranked item whose code already shows these lines
     members: list[SymbolRef] = field(default_factory=list)  # a long class: what it holds
-
-    @property
-    def truncated(self) -> bool:
-        return 0 < len(self.lines) < self.total_lines and not self.members
 
 
 @dataclass(frozen=True, slots=True)
