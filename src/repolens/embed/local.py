@@ -1,0 +1,241 @@
+"""The default provider: all-MiniLM-L6-v2 run offline with numpy, no torch, no server.
+
+Importing this module is cheap: the tokenizer is loaded on the first ``windows`` call
+and the weights on the first embedding. Speed comes from three things. Texts are sorted
+by length and padded per batch only to that batch's longest, so little work is spent on
+padding. Batches run on one worker thread per core with the BLAS itself kept to one
+thread: a transformer's matrices are too small for a multi-threaded BLAS to scale well,
+and numpy's element-wise work (GELU, softmax, LayerNorm) gets the second core too.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from repolens.embed.base import (
+    EmbeddingProfile,
+    FloatArray,
+    InputTooLongError,
+    ModelNotInstalledError,
+)
+from repolens.embed.modelfiles import DEFAULT_MODEL, ModelFiles, load_model_files
+from repolens.embed.windows import split_windows
+
+if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
+    from tokenizers import Encoding, Tokenizer
+
+    from repolens.embed.bert import BertEncoder
+
+DEFAULT_BATCH_SIZE = 32
+_SPECIAL_TOKENS = 2  # [CLS] and [SEP]
+
+# threadpoolctl's limit is process-wide, so forward passes of all providers take turns;
+# each one already uses every core.
+_COMPUTE_LOCK = threading.Lock()
+
+
+def default_workers() -> int:
+    """Cores this process may run on (respects CPU affinity, e.g. in containers)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+class LocalProvider:
+    """all-MiniLM-L6-v2 (or another BERT sentence model in ``model_dir``) on the CPU."""
+
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        *,
+        model: str | None = None,
+        query_prefix: str = "",
+        document_prefix: str = "",
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        workers: int | None = None,
+    ) -> None:
+        self._files: ModelFiles = load_model_files(model_dir)
+        name = model or (DEFAULT_MODEL if model_dir is None else self._files.directory.name)
+        self._profile = EmbeddingProfile(
+            "local", name, self._files.dims, query_prefix, document_prefix, self._files.max_tokens
+        )
+        self._batch_size = max(1, batch_size)
+        self._workers = workers or default_workers()
+        self._lock = threading.Lock()
+        self._tokenizer: Tokenizer | None = None
+        self._encoder: BertEncoder | None = None
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def profile(self) -> EmbeddingProfile:
+        return self._profile
+
+    def windows(self, text: str) -> list[str]:
+        """Windows of ``text`` that fit the model's context once ``document_prefix`` is added."""
+        return self._windows(text, self._profile.document_prefix)
+
+    def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        """One vector per text; a text longer than the context is refused, not cut.
+
+        Raises ``InputTooLongError`` naming the text: split long documents with
+        ``windows()`` first and store one vector per window.
+        """
+        prefix = self._profile.document_prefix
+        encodings = self._encode([prefix + text for text in texts])
+        for index, encoding in enumerate(encodings):
+            if len(encoding.ids) > self._profile.max_tokens:
+                raise InputTooLongError(
+                    f"text {index} has {len(encoding.ids)} word pieces but "
+                    f"{self._profile.model} reads at most {self._profile.max_tokens}; "
+                    "split it with windows() and embed each window"
+                )
+        return self._embed_encodings(encodings)
+
+    def embed_query(self, text: str) -> FloatArray:
+        """Vector of a query; a query longer than the context is the mean of its windows."""
+        prefix = self._profile.query_prefix
+        windows = self._windows(text, prefix)
+        vectors = self._embed_encodings(self._encode([prefix + window for window in windows]))
+        mean = vectors.mean(axis=0)
+        return (mean / np.linalg.norm(mean)).astype(np.float32)
+
+    def close(self) -> None:
+        """Stop the worker threads; the provider starts them again if used later."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown()
+                self._pool = None
+
+    # -- tokenizing and windows ----------------------------------------------------------
+
+    def _windows(self, text: str, prefix: str) -> list[str]:
+        prefix_tokens = len(self._encode([prefix], special=False)[0].ids) if prefix else 0
+        budget = self._profile.max_tokens - _SPECIAL_TOKENS - prefix_tokens
+        return split_windows(text, budget, self._measure, self._split_long_line)
+
+    def _measure(self, texts: Sequence[str]) -> list[int]:
+        return [len(encoding.ids) for encoding in self._encode(texts, special=False)]
+
+    def _split_long_line(self, line: str, budget: int) -> list[str]:
+        """Cut a line of more than ``budget`` word pieces, preferably where a word starts."""
+        encoding = self._encode([line], special=False)[0]
+        tokens, offsets = encoding.tokens, encoding.offsets
+        cuts = [0]
+        index = 0
+        while len(tokens) - index > budget:
+            cut = index + budget
+            for candidate in range(cut, index + budget // 2, -1):
+                if not tokens[candidate].startswith("##"):
+                    cut = candidate
+                    break
+            cuts.append(offsets[cut][0])
+            index = cut
+        cuts.append(len(line))
+        return [line[start:end] for start, end in itertools.pairwise(cuts)]
+
+    def _encode(self, texts: Sequence[str], *, special: bool = True) -> list[Encoding]:
+        return self._get_tokenizer().encode_batch(list(texts), add_special_tokens=special)
+
+    # -- the forward pass ----------------------------------------------------------------
+
+    def _embed_encodings(self, encodings: Sequence[Encoding]) -> FloatArray:
+        """Embed token sequences in length-sorted batches, spread over the worker threads."""
+        out = np.empty((len(encodings), self._profile.dims), dtype=np.float32)
+        if not encodings:
+            return out
+        order = np.argsort([-len(encoding.ids) for encoding in encodings], kind="stable")
+        batches = [order[i : i + self._batch_size] for i in range(0, len(order), self._batch_size)]
+        encoder = self._get_encoder()
+
+        def run(batch: np.ndarray) -> None:
+            out[batch] = _embed_batch(encoder, [encodings[i] for i in batch])
+
+        with _COMPUTE_LOCK:
+            if self._workers == 1 or len(batches) == 1:
+                for batch in batches:
+                    run(batch)
+            else:
+                with _single_threaded_blas():
+                    list(self._get_pool().map(run, batches))
+        return out
+
+    def _get_tokenizer(self) -> Tokenizer:
+        with self._lock:
+            if self._tokenizer is None:
+                self._tokenizer = _load_tokenizer(self._files.tokenizer)
+            return self._tokenizer
+
+    def _get_encoder(self) -> BertEncoder:
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = _load_encoder(self._files)
+            return self._encoder
+
+    def _get_pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="repolens-embed")
+            return self._pool
+
+
+def _embed_batch(encoder: BertEncoder, encodings: Sequence[Encoding]) -> FloatArray:
+    """Pad a batch to its own longest sequence and run it through the encoder."""
+    width = max(len(encoding.ids) for encoding in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros((len(encodings), width), dtype=np.bool_)
+    for row, encoding in enumerate(encodings):
+        ids[row, : len(encoding.ids)] = encoding.ids
+        mask[row, : len(encoding.ids)] = True
+    return encoder.embed(ids, mask)
+
+
+def _load_tokenizer(path: Path) -> Tokenizer:
+    from tokenizers import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # the Rust side raises plain Exception subclasses
+        raise ModelNotInstalledError(f"cannot load tokenizer {path}: {exc}") from exc
+    # tokenizer.json ships with fixed padding/truncation at 128: we pad per batch ourselves
+    # and never cut silently.
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def _load_encoder(files: ModelFiles) -> BertEncoder:
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    from repolens.embed.bert import BertConfig, BertEncoder
+
+    try:
+        return BertEncoder(load_file(files.weights), BertConfig.from_json(files.config))
+    except (OSError, SafetensorError, KeyError, ValueError) as exc:
+        raise ModelNotInstalledError(f"cannot load model weights {files.weights}: {exc}") from exc
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    """One controller per process: building it scans the loaded libraries (milliseconds)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+@contextmanager
+def _single_threaded_blas() -> Iterator[None]:
+    """Keep BLAS to one thread while our worker threads run one batch per core."""
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        yield
