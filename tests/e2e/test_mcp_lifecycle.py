@@ -106,6 +106,9 @@ async def test_stop_cancels_a_running_index_and_keeps_what_was_stored(tmp_path: 
             (folder / f"m{module}.py").write_text(body + "\n")
     async with serve(root) as session:
         await wait_job(session, {"running"})
+        early = await call(session, "symbols", query="f0_0")
+        assert not early.is_error  # answered from what is stored so far, and says so
+        assert "index in progress" in text_of(early)
         assert "Stop" in text_of(await call(session, "stop"))
         data = await wait_job(session, {"cancelled", "done"})
         assert data["job"]["state"] == "cancelled"
