@@ -26,6 +26,7 @@ BREADTH = {
     "c": ("c",),
     "cpp": ("cpp",),
     "csharp": ("csharp",),
+    "php": ("php",),
 }
 
 

@@ -130,3 +130,43 @@ def test_csharp_namespace_members_and_usings() -> None:
         ("Shop.Util", "Formatter", "Fmt", False),
     ]
     assert ("o", "Order") in {(b.name, b.type_name) for b in parsed.bindings}
+
+
+PHP_SOURCE = """\
+<?php
+namespace App\\Services;
+use App\\Models\\Order;
+use App\\Util\\{Fmt, Money as M};
+require_once __DIR__ . '/../bootstrap.php';
+class OrderService extends Base implements Svc
+{
+    use Logs;
+    private Repo $repo;
+    public function __construct(Repo $repo) { $this->repo = $repo; }
+    public function place(Order $order): string {
+        $this->repo->save($order);
+        Fmt::price(1);
+        return self::make();
+    }
+    public static function make(): static { return new static(); }
+}
+"""
+
+
+def test_php_classes_calls_uses_and_requires() -> None:
+    parsed = _parse("php", "src/Services/OrderService.php", PHP_SOURCE)
+    assert _symbols(parsed) >= {
+        ("namespace", "App\\Services"), ("class", "OrderService"), ("field", "OrderService.repo"),
+        ("constructor", "OrderService.__construct"), ("method", "OrderService.place"),
+    }  # fmt: skip
+    kinds = {(r.kind, r.name) for r in parsed.references}
+    assert {("extends", "Base"), ("implements", "Svc"), ("extends", "Logs")} <= kinds
+    assert ("instantiates", "static") not in kinds
+    assert _calls(parsed) >= {("save", "$this->repo"), ("price", "Fmt"), ("make", "self")}
+    assert [(i.module, i.name, i.alias) for i in parsed.imports] == [
+        ("App\\Models", "Order", None),
+        ("App\\Util", "Fmt", None),
+        ("App\\Util", "Money", "M"),
+        ("./../bootstrap.php", None, None),
+    ]
+    assert ("$this.repo", "Repo") in {(b.name, b.type_name) for b in parsed.bindings}

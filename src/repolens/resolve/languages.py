@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repolens.resolve import c_family, csharp, golang, java, python, typescript
+from repolens.resolve import c_family, csharp, golang, java, php, python, typescript
 from repolens.resolve.base import LanguageSpec
 
 SPECS: tuple[LanguageSpec, ...] = (
@@ -12,6 +12,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     java.SPEC,
     c_family.SPEC,
     csharp.SPEC,
+    php.SPEC,
 )
 
 

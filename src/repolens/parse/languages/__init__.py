@@ -15,4 +15,5 @@ SPEC_MODULES: dict[str, str] = {
     "c": "repolens.parse.languages.c",
     "cpp": "repolens.parse.languages.cpp",
     "csharp": "repolens.parse.languages.csharp",
+    "php": "repolens.parse.languages.php",
 }
