@@ -78,6 +78,8 @@ class LanguageSpec:
     # (script globals in JS); where scoping is exact, a name not found is a local.
     bare_name_match: bool = False
     super_calls_constructor: bool = False  # a bare `super(...)` runs the base constructor
+    impls_anywhere: bool = False  # methods may be declared in any file (Rust `impl`)
+    paths_first: bool = False  # path heads (`crate`, `super`) win over names in scope
 
 
 @dataclass(frozen=True, slots=True)

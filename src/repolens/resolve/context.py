@@ -86,6 +86,7 @@ class Context:
     mros: Memo[int, tuple[list[Value], bool]] = field(init=False)  # class id -> ancestry
     bindings: Memo[tuple[int, int, str, int], Value] = field(init=False)
     returns: Memo[int, Value] = field(init=False)  # function id -> what calling it gives
+    owners: Memo[int, Sym | None] = field(init=False)  # detached method -> its type
 
     def __post_init__(self) -> None:
         self.imports = Memo(self.cycles, NONE_UNKNOWN)
@@ -95,6 +96,7 @@ class Context:
         self.mros = Memo(self.cycles, ([], True))
         self.bindings = Memo(self.cycles, NONE_UNKNOWN)
         self.returns = Memo(self.cycles, NONE_UNKNOWN)
+        self.owners = Memo(self.cycles, None)
 
     def spec(self, file_id: int) -> LanguageSpec | None:
         return self.spec_of.get(file_id)

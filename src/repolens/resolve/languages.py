@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repolens.resolve import c_family, csharp, golang, java, php, python, typescript
+from repolens.resolve import c_family, csharp, golang, java, php, python, rust, typescript
 from repolens.resolve.base import LanguageSpec
 
 SPECS: tuple[LanguageSpec, ...] = (
@@ -10,6 +10,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     typescript.SPEC,
     golang.SPEC,
     java.SPEC,
+    rust.SPEC,
     c_family.SPEC,
     csharp.SPEC,
     php.SPEC,

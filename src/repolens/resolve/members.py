@@ -104,6 +104,9 @@ def _module_member(ctx: Context, module: Module, name: str) -> Value | None:
             if spec.exported_only:
                 syms = [s for s in syms if s.is_exported]
             if syms:
+                child = module.children.get(name)
+                if child is not None and syms[-1].kind == "module":
+                    return Value("module", module=child)  # Rust `mod x;`: the file x.rs
                 return symbol_value(pick(syms))
         found = _reexported(ctx, module, name, spec)
         if found is not None:
@@ -192,15 +195,21 @@ def _mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:
 def own_member(ctx: Context, cls: Sym, name: str) -> Sym | None:
     """A member defined in the class body, or beside it (Go methods, Rust ``impl``)."""
     found = ctx.project.members.get(cls.id, {}).get(name)
+    spec = ctx.spec(cls.file_id)
     if not found:
         qname = f"{cls.qname}.{name}"
         module = ctx.module_of(cls.file_id)
-        spec = ctx.spec(cls.file_id)
         package = module is not None and spec is not None and spec.package_scope
         for fid in module.files if module is not None and package else [cls.file_id]:
             found = ctx.project.by_qname.get((fid, qname))
             if found:
                 break
+    if not found and spec is not None and spec.impls_anywhere:
+        found = [
+            s
+            for s in ctx.project.by_name.get(name, ())
+            if s.qname.endswith(f"{cls.name}.{name}") and receivers.impl_owner(ctx, s) is cls
+        ]
     if found and name == cls.name:  # Java-style constructors are not members by name
         found = [s for s in found if s.kind != "constructor"]
     return found[-1] if found else None

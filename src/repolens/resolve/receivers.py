@@ -149,14 +149,31 @@ def enclosing_class(ctx: Context, scope_id: int | None) -> Sym | None:
         sym = syms[sid]
         if sym.kind in CLASS_KINDS:
             return sym
-        if sym.kind in FUNCTION_KINDS and "." in sym.qname:
-            owner = sym.qname.rsplit(".", 1)[0]
-            for fid in _package_files(ctx, sym.file_id):
-                for candidate in ctx.project.by_qname.get((fid, owner), ()):
-                    if candidate.kind in CLASS_KINDS:
-                        return candidate
+        parent = syms.get(sym.parent_id) if sym.parent_id is not None else None
+        detached = parent is None or parent.kind not in CLASS_KINDS
+        if sym.kind in FUNCTION_KINDS and "." in sym.qname and detached:
+            return impl_owner(ctx, sym)
         sid = sym.parent_id
     return None
+
+
+def impl_owner(ctx: Context, method: Sym) -> Sym | None:
+    """The type a method declared away from it belongs to: ``Type.method`` names it, as
+    seen from the method's file (its package first, then what the file imports)."""
+    return ctx.owners.get(method.id, lambda: _impl_owner(ctx, method))
+
+
+def _impl_owner(ctx: Context, method: Sym) -> Sym | None:
+    owner = method.qname.rsplit(".", 1)[0]
+    for fid in _package_files(ctx, method.file_id):
+        for candidate in ctx.project.by_qname.get((fid, owner), ()):
+            if candidate.kind in CLASS_KINDS:
+                return candidate
+    file = ctx.file(method.file_id)
+    scope_id = method.parent_id if method.parent_id is not None else file.symbol
+    head = owner.rsplit(".", 1)[-1]
+    found = scope.lookup_name(ctx, file, scope_id, head, method.start_line, types_only=True)
+    return found.sym if found.kind == "class" else None
 
 
 def _package_files(ctx: Context, file_id: int) -> list[int]:
@@ -196,32 +213,54 @@ def _head(
     line: int,
     types_only: bool,
 ) -> tuple[Value, str]:
-    spec = ctx.spec(file.id)
+    """The value of a receiver's first segment, and the call/subscript ops left on it."""
+    spec, layout = ctx.spec(file.id), ctx.layout(file.id)
     name, ops = head.name, head.ops
-    if spec is not None and next_sep != "::":
-        if name in spec.self_names or name in spec.class_self_names:
-            cls = enclosing_class(ctx, scope_id)
-            if cls is None:
-                return NONE_UNKNOWN, ops
-            kind = "instance" if name in spec.self_names else "class"
-            return Value(kind, sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type"), ops
-        if name == "super":
-            cls = enclosing_class(ctx, scope_id)
-            if cls is None:
-                return NONE_UNKNOWN, ops
-            value = Value("super", sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
-            return value, ops[1:] if ops.startswith("c") else ops
-    layout = ctx.layout(file.id)
-    if layout is not None and (next_sep == "::" or name == "Self"):
-        rooted = layout.path_root(file, name)
-        if rooted is not None:
-            return rooted, ops
+    if spec is None or layout is None:
+        return NONE_UNKNOWN, ops
+    if name in spec.class_self_names or (name in spec.self_names and next_sep != "::"):
+        cls = enclosing_class(ctx, scope_id)
+        if cls is None:
+            return NONE_UNKNOWN, ops
+        kind = "class" if name in spec.class_self_names else "instance"
+        return Value(kind, sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type"), ops
+    rooted = None
+    if spec.paths_first:  # Rust: `crate`, `super`, `self::`, a crate's name
+        rooted = _inline_root(ctx, scope_id, name) or layout.path_root(file, name)
+    if rooted is not None:
+        return rooted, ops
+    if name == "super" and spec.self_names:
+        cls = enclosing_class(ctx, scope_id)
+        if cls is None:
+            return NONE_UNKNOWN, ops
+        value = Value("super", sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
+        return value, ops[1:] if ops.startswith("c") else ops
     found = scope.lookup_name(ctx, file, scope_id, name, line, types_only=types_only)
-    if found.kind == "none" and next_sep and layout is not None:
-        rooted = layout.path_root(file, name)  # a fully qualified name: `com.acme.Util`
-        if rooted is not None:
-            return rooted, ops
+    if found.kind == "none":  # perhaps a fully qualified name: `com.acme.Util.f()`
+        found = layout.path_root(file, name) or found
     return found, ops
+
+
+def _inline_root(ctx: Context, scope_id: int, name: str) -> Value | None:
+    """``self``/``super`` inside an inline ``mod m { ... }``: that module, or the one
+    around it (the file's own module when ``m`` is at its top)."""
+    if name not in ("self", "super"):
+        return None
+    syms = ctx.project.syms
+    inline: list[Sym] = []
+    sid: int | None = scope_id
+    while sid is not None and sid in syms:
+        if syms[sid].kind == "module":
+            inline.append(syms[sid])
+        sid = syms[sid].parent_id
+    if not inline:
+        return None
+    if name == "self":
+        return members.symbol_value(inline[0])
+    if len(inline) > 1:
+        return members.symbol_value(inline[1])
+    module = ctx.module_of(inline[0].file_id)
+    return Value("module", module=module) if module is not None else None
 
 
 def apply_ops(ctx: Context, value: Value, ops: str) -> Value:
