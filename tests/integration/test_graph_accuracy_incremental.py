@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_graph_accuracy import FIXTURES, index_tree, store_tree
+from test_graph_accuracy import FIXTURES, LANGUAGES, index_tree, store_tree
 
 from repolens.resolve import affected_files, resolve
 from repolens.store import graph
@@ -137,3 +137,35 @@ def test_deleted_module_drops_and_redirects_edges(told: bool, tmp_path: Path) ->
         "SELECT count(*) FROM edges e LEFT JOIN symbols s ON s.id = e.target_id WHERE s.id IS NULL"
     ).fetchone()[0]
     assert dangling == 0
+
+
+def _most_used_file(conn: sqlite3.Connection) -> tuple[int, str]:
+    """The file other files' edges point into most (deleting it moves the most answers)."""
+    row = conn.execute(
+        "SELECT t.file_id, f.path, count(*) AS n FROM edges e JOIN symbols t ON t.id = e.target_id"
+        " JOIN files f ON f.id = t.file_id WHERE e.kind != 'contains' AND e.file_id != t.file_id"
+        " GROUP BY t.file_id ORDER BY n DESC, f.path LIMIT 1"
+    ).fetchone()
+    return int(row[0]), str(row[1])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_delete_then_restore_a_file_round_trips(language: str, tmp_path: Path) -> None:
+    """Deleting the most used file and putting it back, each resolved incrementally, first
+    matches a fresh index of the smaller tree, then the original index exactly."""
+    root = tmp_path / "tree"
+    shutil.copytree(FIXTURES / language, root)
+    conn, _ = index_tree(root, tmp_path / "incremental.db")
+    original = snapshot(conn)
+    file_id, path = _most_used_file(conn)
+    affected = affected_files(conn, {file_id}) - {file_id}
+    with transaction(conn):
+        graph.delete_file(conn, path)
+    saved = (root / path).read_bytes()
+    (root / path).unlink()
+    resolve(conn, root, affected)
+    smaller, _ = index_tree(root, tmp_path / "smaller.db")
+    assert snapshot(conn) == snapshot(smaller)
+    (root / path).write_bytes(saved)
+    resolve(conn, root, store_tree(conn, root, [path]))
+    assert snapshot(conn) == original
