@@ -27,6 +27,7 @@ BREADTH = {
     "cpp": ("cpp",),
     "csharp": ("csharp",),
     "php": ("php",),
+    "ruby": ("ruby",),
 }
 
 

@@ -170,3 +170,57 @@ def test_php_classes_calls_uses_and_requires() -> None:
         ("./../bootstrap.php", None, None),
     ]
     assert ("$this.repo", "Repo") in {(b.name, b.type_name) for b in parsed.bindings}
+
+
+RUBY_SOURCE = """\
+require "json"
+require_relative "order"
+module Shop
+  module Logging
+    def log(message); end
+  end
+
+  class OrderService < BaseService
+    include Logging
+
+    def initialize(repo)
+      @repo = repo
+    end
+
+    def place(order)
+      order.save
+      Util.format(1)
+      helper
+      item = Order.new(1)
+    end
+
+    def self.build
+      new
+    end
+
+    private
+
+    def helper; end
+  end
+end
+"""
+
+
+def test_ruby_modules_mixins_and_requires() -> None:
+    parsed = _parse("ruby", "lib/shop/order_service.rb", RUBY_SOURCE)
+    assert _symbols(parsed) >= {
+        ("module", "Shop"), ("trait", "Shop.Logging"), ("class", "Shop.OrderService"),
+        ("constructor", "Shop.OrderService.initialize"), ("method", "Shop.OrderService.place"),
+        ("method", "Shop.OrderService.build"), ("method", "Shop.OrderService.helper"),
+    }  # fmt: skip
+    by_name = {s.qualified_name: s for s in parsed.symbols}
+    assert by_name["Shop.OrderService.build"].is_static
+    assert by_name["Shop.OrderService.helper"].visibility == "private"
+    assert by_name["Shop.OrderService"].bases == ("BaseService", "Logging")
+    assert _calls(parsed) >= {("save", "order"), ("format", "Util"), ("helper", None)}
+    assert ("instantiates", "Order") in {(r.kind, r.name) for r in parsed.references}
+    assert [(i.module, i.is_wildcard) for i in parsed.imports] == [
+        ("json", True),
+        ("./order", True),
+    ]
+    assert ("item", "Order") in {(b.name, b.type_name) for b in parsed.bindings}

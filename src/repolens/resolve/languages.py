@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repolens.resolve import c_family, csharp, golang, java, php, python, rust, typescript
+from repolens.resolve import c_family, csharp, golang, java, php, python, ruby, rust, typescript
 from repolens.resolve.base import LanguageSpec
 
 SPECS: tuple[LanguageSpec, ...] = (
@@ -14,6 +14,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     c_family.SPEC,
     csharp.SPEC,
     php.SPEC,
+    ruby.SPEC,
 )
 
 

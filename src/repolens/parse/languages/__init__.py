@@ -16,4 +16,5 @@ SPEC_MODULES: dict[str, str] = {
     "cpp": "repolens.parse.languages.cpp",
     "csharp": "repolens.parse.languages.csharp",
     "php": "repolens.parse.languages.php",
+    "ruby": "repolens.parse.languages.ruby",
 }
