@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass, field
 
 from repolens.index.lock import forget_inherited
-from repolens.parse import graph_languages, parse_source
+from repolens.parse import parse_source
+from repolens.parse.languages import SPEC_MODULES
 from repolens.parse.chunk import Chunk, chunk_file
 from repolens.parse.model import ParsedFile
 from repolens.store.graph import FileRecord
@@ -98,7 +99,7 @@ def process_file(task: FileTask) -> FileResult:
     text, note = decode(data)
     parsed: ParsedFile | None = None
     status = "text"
-    if task.language in graph_languages():
+    if task.language in SPEC_MODULES:  # a failed grammar is reported by parse_source
         parsed = parse_source(task.path, task.language, data)
         status = "failed" if parsed.error else ("partial" if parsed.has_errors else "ok")
         note = "; ".join(part for part in (note, parsed.error) if part)
