@@ -280,8 +280,19 @@ def _seed_from_search(
 
 
 def _symbols_in_hit(conn: sqlite3.Connection, hit: SearchResult) -> list[SymbolRef]:
-    """The innermost symbol containing the hit. A chunk of several members inside a class
+    """The symbol search says the hit is about, when it is defined inside the hit; else
+    the innermost symbol containing the hit. A chunk of several members inside a class
     (or of module-level code) stands for up to two symbols starting inside it instead."""
+    if hit.symbol:
+        name = hit.symbol.rsplit(".", 1)[-1]
+        row = conn.execute(
+            f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE f.path = ? AND s.kind != ?"
+            " AND s.name = ? AND s.start_line <= ? AND s.end_line >= ?"
+            " ORDER BY s.start_line >= ? DESC, s.end_line - s.start_line LIMIT 1",
+            (hit.file, FILE_KIND, name, hit.end_line, hit.start_line, hit.start_line),
+        ).fetchone()
+        if row is not None:
+            return [row_to_ref(row)]
     row = conn.execute(
         f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE f.path = ? AND s.kind != ?"
         " AND s.start_line <= ? AND s.end_line >= ?"
