@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from repolens import __version__
+from repolens.cli.fresh import COMMANDS as FRESH_COMMANDS
 from repolens.cli.graph import COMMANDS as GRAPH_COMMANDS
 from repolens.cli.manage import COMMANDS as MANAGE_COMMANDS
+from repolens.cli.serve import COMMANDS as SERVE_COMMANDS
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,7 +17,7 @@ def cli() -> None:
     """Code intelligence for AI coding agents: search, code graph, MCP server."""
 
 
-for command in [*MANAGE_COMMANDS, *GRAPH_COMMANDS]:
+for command in [*MANAGE_COMMANDS, *FRESH_COMMANDS, *GRAPH_COMMANDS, *SERVE_COMMANDS]:
     cli.add_command(command)
 
 
