@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from repolens.query.symbols import FILE_KIND, full_name_of, matching_files
+from repolens.query.symbols import FILE_KIND, matching_files, symbols_by_ids
 
 
 class FileLookupError(Exception):
@@ -225,26 +225,26 @@ def _language_stats(
 
 
 def _most_connected(conn: sqlite3.Connection, top: int) -> list[dict[str, Any]]:
-    """Symbols with the most non-structural edges in and out (file symbols left out)."""
-    rows = conn.execute(
-        "WITH degree AS ("
-        " SELECT target_id AS id, 1 AS inc, 0 AS outc FROM edges WHERE kind != 'contains'"
-        " UNION ALL SELECT source_id, 0, 1 FROM edges WHERE kind != 'contains')"
-        " SELECT s.kind, s.qualified_name, f.path, f.module, f.language, s.start_line,"
-        " sum(d.inc) AS n_in, sum(d.outc) AS n_out FROM degree d"
-        " JOIN symbols s ON s.id = d.id JOIN files f ON f.id = s.file_id"
-        " WHERE s.kind != ? GROUP BY d.id ORDER BY n_in + n_out DESC, f.path, s.start_line"
-        " LIMIT ?",
-        (FILE_KIND, max(top, 0)),
-    )
-    return [
-        {
-            "symbol": full_name_of(str(kind), str(qname), str(path), str(module), str(lang)),
-            "kind": kind,
-            "file": path,
-            "line": line,
-            "in": n_in,
-            "out": n_out,
-        }
-        for kind, qname, path, module, lang, line, n_in, n_out in rows
-    ]
+    """Symbols with the most non-structural edges in and out (file symbols left out).
+    Degrees are counted per index (target, source) and merged here: one GROUP BY per
+    direction reads the covering index instead of sorting every edge."""
+    degree: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for slot, column in enumerate(("target_id", "source_id")):
+        rows = conn.execute(
+            f"SELECT {column}, count(*) FROM edges WHERE kind != 'contains' GROUP BY {column}"
+        )
+        for sid, count in rows:
+            degree[int(sid)][slot] = int(count)
+    ranked = sorted(degree.items(), key=lambda item: -(item[1][0] + item[1][1]))
+    out: list[dict[str, Any]] = []
+    for start in range(0, len(ranked), 200):  # skip file symbols until ``top`` are found
+        chunk = dict(ranked[start : start + 200])
+        refs = symbols_by_ids(conn, list(chunk))
+        for sid, (n_in, n_out) in chunk.items():
+            ref = refs.get(sid)
+            if ref is not None and ref.kind != FILE_KIND and len(out) < top:
+                out.append({"symbol": ref.full_name, "kind": ref.kind, "file": ref.file,
+                            "line": ref.line, "in": n_in, "out": n_out})  # fmt: skip
+        if len(out) >= top:
+            break
+    return out

@@ -225,8 +225,8 @@ def _exact_matches(conn: sqlite3.Connection, text: str) -> list[SymbolRef]:
         exact = [ref for ref in found if text in (ref.full_name, ref.qualified_name)]
         found = exact or found
     file_rows = conn.execute(
-        f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM}"
-        " WHERE s.kind = ? AND (f.module = ? OR f.path = ?)",
+        f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE s.kind = ?"
+        " AND s.file_id IN (SELECT id FROM files WHERE module = ? OR path = ?)",
         (FILE_KIND, text, text),
     ).fetchall()
     # A Java file's module is its class's name: the class, not the file, is meant.
