@@ -28,6 +28,7 @@ BREADTH = {
     "csharp": ("csharp",),
     "php": ("php",),
     "ruby": ("ruby",),
+    "kotlin": ("kotlin", "java"),
 }
 
 

@@ -224,3 +224,49 @@ def test_ruby_modules_mixins_and_requires() -> None:
         ("./order", True),
     ]
     assert ("item", "Order") in {(b.name, b.type_name) for b in parsed.bindings}
+
+
+KOTLIN_SOURCE = """\
+package com.shop.service
+
+import com.shop.model.Order
+import com.shop.util.*
+import com.shop.util.Money as Cash
+
+class OrderService(private val repo: Repo) : BaseService(), Auditable {
+    fun place(order: Order): String {
+        val fresh = Order(1)
+        repo.store(order)
+        return Cash.format(fresh.cents)
+    }
+
+    companion object {
+        fun create(): OrderService = OrderService(Repo())
+    }
+}
+
+object Registry {
+    fun all(): Int = 1
+}
+"""
+
+
+def test_kotlin_classes_objects_companions_and_imports() -> None:
+    parsed = _parse("kotlin", "src/OrderService.kt", KOTLIN_SOURCE)
+    assert _symbols(parsed) >= {
+        ("namespace", "com.shop.service"), ("class", "OrderService"),
+        ("field", "OrderService.repo"), ("method", "OrderService.place"),
+        ("method", "OrderService.create"), ("class", "Registry"), ("method", "Registry.all"),
+    }  # fmt: skip
+    by_name = {s.qualified_name: s for s in parsed.symbols}
+    assert by_name["OrderService.create"].is_static  # companion members belong to the class
+    assert not by_name["OrderService.place"].is_static
+    kinds = {(r.kind, r.name) for r in parsed.references}
+    assert {("extends", "BaseService"), ("implements", "Auditable")} <= kinds
+    assert _calls(parsed) >= {("Order", None), ("store", "repo"), ("format", "Cash")}
+    assert [(i.module, i.name, i.alias, i.is_wildcard) for i in parsed.imports] == [
+        ("com.shop.model", "Order", None, False),
+        ("com.shop.util", None, None, True),
+        ("com.shop.util", "Money", "Cash", False),
+    ]
+    assert ("this.repo", "Repo") in {(b.name, b.type_name) for b in parsed.bindings}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repolens.resolve import c_family, csharp, golang, java, php, python, ruby, rust, typescript
+from repolens.resolve import c_family, csharp, golang, java, jvm_extra, php, python, ruby, rust, typescript
 from repolens.resolve.base import LanguageSpec
 
 SPECS: tuple[LanguageSpec, ...] = (
@@ -15,6 +15,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     csharp.SPEC,
     php.SPEC,
     ruby.SPEC,
+    jvm_extra.KOTLIN,
 )
 
 

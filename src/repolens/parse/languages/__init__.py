@@ -17,4 +17,5 @@ SPEC_MODULES: dict[str, str] = {
     "csharp": "repolens.parse.languages.csharp",
     "php": "repolens.parse.languages.php",
     "ruby": "repolens.parse.languages.ruby",
+    "kotlin": "repolens.parse.languages.kotlin",
 }

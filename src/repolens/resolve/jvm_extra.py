@@ -1,0 +1,81 @@
+"""Kotlin and Scala: packages resolved exactly as Java's, across all three languages.
+
+A package is every file declaring it, whatever its JVM language, so a Kotlin file's
+``import com.acme.Repo`` reaches ``Repo.java`` and a Java file's classes are visible to a
+Scala file of the same package. Imports name a package then a member path (the longest
+project package prefix wins), as ``repolens.resolve.java`` does for Java.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from repolens.resolve import java
+from repolens.resolve.base import LanguageSpec, Layout
+from repolens.resolve.project import FileRow, ImportRow, Project
+
+JVM_LANGUAGES = frozenset({"java", "kotlin", "scala"})
+
+
+def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
+    """Java's package layout over every JVM file, so imports cross languages."""
+    jvm = [f for f in project.files.values() if f.language in JVM_LANGUAGES]
+    layout = java.build_layout(root, project, jvm)
+    layout.local_name = local_name
+    return layout
+
+
+def local_name(imp: ImportRow) -> str | None:
+    """Kotlin's ``import a.B as C`` and Scala's ``import a.{B => C}`` bind the alias."""
+    if imp.is_wildcard:
+        return None
+    return imp.alias or imp.name
+
+
+KOTLIN_BUILTINS = frozenset(
+    {
+        "println", "print", "listOf", "mutableListOf", "mapOf", "mutableMapOf", "setOf",
+        "mutableSetOf", "arrayOf", "emptyList", "emptyMap", "emptySet", "require",
+        "requireNotNull", "check", "checkNotNull", "error", "TODO", "lazy", "run", "let",
+        "apply", "also", "with", "repeat", "maxOf", "minOf", "buildString", "buildList",
+        "Pair", "Triple", "String", "Int", "Long", "Double", "Boolean", "Any", "Unit",
+        "Exception", "IllegalArgumentException", "IllegalStateException", "Regex", "super",
+        "sequenceOf", "generateSequence", "runCatching", "assert",
+    }
+)  # fmt: skip
+
+KOTLIN_BUILTIN_TYPES = frozenset(
+    {
+        "String", "Int", "Long", "Double", "Float", "Boolean", "Char", "Any", "Unit",
+        "List", "MutableList", "Map", "MutableMap", "Set", "MutableSet", "Array", "Sequence",
+        "Pair", "Triple", "Result",
+    }
+)  # fmt: skip
+
+KOTLIN_BUILTIN_METHODS = frozenset(
+    {
+        "let", "also", "apply", "run", "takeIf", "takeUnless", "map", "filter", "forEach",
+        "first", "firstOrNull", "last", "lastOrNull", "find", "any", "all", "none", "count",
+        "sum", "sumOf", "sortedBy", "sorted", "groupBy", "associate", "associateBy", "toList",
+        "toMutableList", "toSet", "toMap", "joinToString", "isEmpty", "isNotEmpty",
+        "orEmpty", "size", "get", "put", "add", "remove", "contains", "containsKey", "plus",
+        "minus", "toString", "equals", "hashCode", "copy", "trim", "split", "replace",
+        "startsWith", "endsWith", "lowercase", "uppercase", "format", "use", "getOrElse",
+        "getOrNull", "getOrPut", "flatMap", "mapNotNull", "filterNotNull", "reduce", "fold",
+        "zip", "take", "drop", "distinct", "reversed", "indices", "withIndex",
+    }
+)  # fmt: skip
+
+KOTLIN = LanguageSpec(
+    name="kotlin",
+    languages=frozenset({"kotlin"}),
+    build_layout=build_layout,
+    builtins=KOTLIN_BUILTINS,
+    builtin_types=KOTLIN_BUILTIN_TYPES,
+    builtin_methods=KOTLIN_BUILTIN_METHODS,
+    self_names=frozenset({"this"}),
+    implicit_members=True,
+    class_scope_visible=True,
+    package_scope=True,
+    exported_only=True,
+)
