@@ -112,10 +112,9 @@ async def test_stop_cancels_a_running_index_and_keeps_what_was_stored(tmp_path: 
         assert "Stop" in text_of(await call(session, "stop"))
         data = await wait_job(session, {"cancelled", "done"})
         assert data["job"]["state"] == "cancelled"
-        again = await call(session, "index")
-        assert not again.is_error
-        done = await wait_job(session, {"done"}, timeout=120)
-        assert done["files"]["indexed"] == 300
+        assert 0 < data["files"]["indexed"] < 300  # what was stored before the stop stays
+        kept = await call(session, "files", path="pkg0")
+        assert not kept.is_error and "m0.py  python" in text_of(kept)
 
 
 async def test_remove_then_index_again(tmp_path: Path) -> None:
