@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from repolens.resolve import c_family, csharp, golang, java, jvm_extra, php, python, ruby, rust, typescript
+from repolens.resolve import (
+    c_family,
+    csharp,
+    golang,
+    java,
+    jvm_extra,
+    php,
+    python,
+    ruby,
+    rust,
+    typescript,
+)
 from repolens.resolve.base import LanguageSpec
 
 SPECS: tuple[LanguageSpec, ...] = (
