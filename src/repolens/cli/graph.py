@@ -239,8 +239,20 @@ callees_command = _edge_command(
 @click.command("impact")
 @click.argument("symbol")
 @symbol_options
-@click.option("--depth", type=click.IntRange(1, 10), default=3, show_default=True)
-@click.option("--limit", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option(
+    "--depth",
+    type=click.IntRange(1, 10),
+    default=3,
+    show_default=True,
+    help="Hops of dependents to follow.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=500,
+    show_default=True,
+    help="Most dependents to list.",
+)
 @project_option
 @json_option
 def impact_command(
@@ -311,7 +323,13 @@ def impact_command(
 @click.argument("target")
 @click.option("--from-file", "--file", "from_file", default=None, help="File of SOURCE.")
 @click.option("--to-file", default=None, help="File of TARGET.")
-@click.option("--max-depth", type=click.IntRange(1, 20), default=8, show_default=True)
+@click.option(
+    "--max-depth",
+    type=click.IntRange(1, 20),
+    default=8,
+    show_default=True,
+    help="Longest chain of calls to look for.",
+)
 @project_option
 @json_option
 def path_command(
