@@ -29,6 +29,7 @@ BREADTH = {
     "php": ("php",),
     "ruby": ("ruby",),
     "kotlin": ("kotlin", "java"),
+    "swift": ("swift",),
 }
 
 

@@ -270,3 +270,43 @@ def test_kotlin_classes_objects_companions_and_imports() -> None:
         ("com.shop.util", "Money", "Cash", False),
     ]
     assert ("this.repo", "Repo") in {(b.name, b.type_name) for b in parsed.bindings}
+
+
+SWIFT_SOURCE = """\
+import ShopCore
+
+public final class OrderService: BaseService, Auditable {
+    private let repo: Repo
+    init(repo: Repo) { self.repo = repo }
+    public func place(order: Order) -> String {
+        repo.store(order)
+        let fresh = Order(cents: 1)
+        return Money.format(fresh.cents)
+    }
+    static func create() -> OrderService { return OrderService(repo: Repo()) }
+}
+
+extension OrderService: CustomStringConvertible {
+    func extra() {}
+}
+
+struct Point { var x: Int }
+"""
+
+
+def test_swift_types_extensions_and_imports() -> None:
+    parsed = _parse("swift", "Sources/Shop/OrderService.swift", SWIFT_SOURCE)
+    assert _symbols(parsed) >= {
+        ("class", "OrderService"), ("field", "OrderService.repo"),
+        ("constructor", "OrderService.init"), ("method", "OrderService.place"),
+        ("method", "OrderService.create"), ("method", "OrderService.extra"),
+        ("struct", "Point"), ("field", "Point.x"),
+    }  # fmt: skip
+    by_name = {s.qualified_name: s for s in parsed.symbols}
+    assert by_name["OrderService.create"].is_static
+    assert by_name["OrderService.repo"].visibility == "private"
+    kinds = {(r.kind, r.name) for r in parsed.references}
+    assert {("extends", "BaseService"), ("implements", "Auditable")} <= kinds
+    assert ("implements", "CustomStringConvertible") in kinds  # from the extension
+    assert _calls(parsed) >= {("store", "repo"), ("Order", None), ("format", "Money")}
+    assert [(i.module, i.is_wildcard) for i in parsed.imports] == [("ShopCore", True)]

@@ -12,6 +12,7 @@ from repolens.resolve import (
     python,
     ruby,
     rust,
+    swift,
     typescript,
 )
 from repolens.resolve.base import LanguageSpec
@@ -27,6 +28,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     php.SPEC,
     ruby.SPEC,
     jvm_extra.KOTLIN,
+    swift.SPEC,
 )
 
 

@@ -18,4 +18,5 @@ SPEC_MODULES: dict[str, str] = {
     "php": "repolens.parse.languages.php",
     "ruby": "repolens.parse.languages.ruby",
     "kotlin": "repolens.parse.languages.kotlin",
+    "swift": "repolens.parse.languages.swift",
 }
