@@ -331,4 +331,5 @@ def _facts(conn: sqlite3.Connection, sym: SymbolRef) -> NodeFacts:
         callees=callees(conn, sym, limit=NODE_NEIGHBOURS),
         unresolved=unresolved_calls(conn, sym),
         possible_callers=possible_callers(conn, sym, limit=20),
+        fetched=NODE_NEIGHBOURS,
     )

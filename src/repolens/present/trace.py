@@ -33,6 +33,11 @@ class NodeFacts:
     callees: list[EdgeHit] = field(default_factory=list)
     unresolved: list[dict[str, object]] = field(default_factory=list)
     possible_callers: list[dict[str, object]] = field(default_factory=list)
+    fetched: int = 0  # how many callers/callees were asked for: a full list means "or more"
+
+
+def _count(hits: Sequence[EdgeHit], fetched: int) -> str:
+    return f"{len(hits)}+" if fetched and len(hits) >= fetched else str(len(hits))
 
 
 def render_node(out: Answer, facts: NodeFacts, lines: list[str] | None, language: str) -> None:
@@ -49,12 +54,12 @@ def render_node(out: Answer, facts: NodeFacts, lines: list[str] | None, language
     if facts.docstring.strip():
         out.add_clipped(f"Docstring: {clip(' '.join(facts.docstring.split()), 600)}")
     ask = f'symbol="{cite(sym.file, sym.line)}"'
-    out.add(f"Callers ({len(facts.callers)}{'+' if len(facts.callers) > SUMMARY_CAP else ''}):")
+    out.add(f"Callers ({_count(facts.callers, facts.fetched)}):")
     render_edges(
         out, facts.callers, what="callers", hint=f"callers {ask}", more=False, cap=SUMMARY_CAP
     )
     render_possible_callers(out, facts.possible_callers[:SUMMARY_CAP], sym.name)
-    out.add(f"Callees ({len(facts.callees)}{'+' if len(facts.callees) > SUMMARY_CAP else ''}):")
+    out.add(f"Callees ({_count(facts.callees, facts.fetched)}):")
     render_edges(
         out, facts.callees, what="callees", hint=f"callees {ask}", more=False, cap=SUMMARY_CAP
     )
