@@ -169,3 +169,45 @@ def test_delete_then_restore_a_file_round_trips(language: str, tmp_path: Path) -
     (root / path).write_bytes(saved)
     resolve(conn, root, store_tree(conn, root, [path]))
     assert snapshot(conn) == original
+
+
+def test_definition_reached_through_an_aliased_reexport_propagates(tmp_path: Path) -> None:
+    """``service.py`` uses ``Store``, which ``storage/__init__.py`` re-exports as an alias of
+    ``memory.MemoryStore``. When ``MemoryStore`` comes into being, nothing in ``service.py``
+    names it: the barrel's import now answering differently is what reaches it."""
+    root = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "python", root)
+    memory = root / "src/shop/storage/memory.py"
+    original = memory.read_text()
+    memory.write_text(original.replace("class MemoryStore", "class Elsewhere"))
+    conn, _ = index_tree(root, tmp_path / "incremental.db")
+    memory.write_text(original)
+    stats = resolve(conn, root, store_tree(conn, root, ["src/shop/storage/memory.py"]))
+    fresh, _ = index_tree(root, tmp_path / "full.db")
+    assert snapshot(conn) == snapshot(fresh)
+    assert stats.files < conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    callers = {
+        name
+        for (name,) in conn.execute(
+            "SELECT s.qualified_name FROM edges e JOIN symbols s ON s.id = e.source_id"
+            " JOIN symbols t ON t.id = e.target_id WHERE t.qualified_name = 'MemoryStore.put'"
+        )
+    }
+    assert "OrderService.place" in callers
+
+
+def test_layout_config_change_is_noticed_without_changed_files(tmp_path: Path) -> None:
+    """A tsconfig ``paths`` edit changes no source file; any incremental resolve notices
+    the imports it moves."""
+    root = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "typescript", root)
+    conn, _ = index_tree(root, tmp_path / "incremental.db")
+    base = root / "tsconfig.base.json"
+    base.write_text(base.read_text().replace('"@app/*": ["src/*"]', '"@app/*": ["lib/*"]'))
+    resolve(conn, root, [])
+    fresh, _ = index_tree(root, tmp_path / "full.db")
+    assert snapshot(conn) == snapshot(fresh)
+    unresolved = (
+        "SELECT count(*) FROM imports WHERE module = '@app/models' AND target_file_id IS NULL"
+    )
+    assert conn.execute(unresolved).fetchone()[0] == 1

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from repolens.resolve.context import Context
 from repolens.resolve.edges import FileResult, resolve_file
-from repolens.resolve.incremental import affected_files, stale_files
+from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import SPECS, spec_for
 from repolens.resolve.project import FileRow, Project, RefRow, load_project, load_refs
 from repolens.resolve.writeback import write_results
@@ -65,21 +65,47 @@ def resolve(
         project = load_project(conn)
         ctx = build_context(project, root)
         if file_ids is None:
-            scope: set[int] | None = None
-            targets = list(project.files)
+            results, refs = _resolve_files(conn, ctx, set(project.files))
+            write_results(conn, results, refs, ctx, None)
         else:
-            settled = {f for f in affected_files(conn, file_ids) if f in project.files}
-            settled |= stale_files(ctx, conn, settled)
-            scope, targets = settled, sorted(settled)
-        refs = load_refs(conn, scope)
-        by_file: dict[int, list[RefRow]] = {}
-        for ref in refs:
-            by_file.setdefault(ref.file_id, []).append(ref)
-        results = {
-            fid: resolve_file(ctx, project.files[fid], by_file.get(fid, [])) for fid in targets
-        }
-        write_results(conn, results, refs, ctx, scope)
+            todo = {f for f in affected_files(conn, file_ids) if f in project.files}
+            todo |= stale_files(ctx, conn, todo)
+            results, refs = {}, []
+            while todo:  # a file whose imports now answer differently moves its importers
+                batch, batch_refs = _resolve_files(conn, ctx, todo)
+                results.update(batch)
+                refs.extend(batch_refs)
+                todo = importers(ctx, _imports_moved(ctx, batch)) - set(results)
+            write_results(conn, results, refs, ctx, set(results))
     return _stats(project, results, len(refs))
+
+
+def _resolve_files(
+    conn: sqlite3.Connection, ctx: Context, file_ids: set[int]
+) -> tuple[dict[int, FileResult], list[RefRow]]:
+    everything = len(file_ids) == len(ctx.project.files)
+    refs = load_refs(conn, None if everything else file_ids)
+    by_file: dict[int, list[RefRow]] = {}
+    for ref in refs:
+        by_file.setdefault(ref.file_id, []).append(ref)
+    results = {
+        fid: resolve_file(ctx, ctx.project.files[fid], by_file.get(fid, []))
+        for fid in sorted(file_ids)
+    }
+    return results, refs
+
+
+def _imports_moved(ctx: Context, results: dict[int, FileResult]) -> set[int]:
+    """Files whose imports resolved differently from what the store holds."""
+    moved = set()
+    for fid, result in results.items():
+        stored = {
+            imp.id: (imp.target_file_id, imp.target_symbol_id)
+            for imp in ctx.project.imports.get(fid, ())
+        }
+        if any(stored.get(row[2]) != row[:2] for row in result.imports):
+            moved.add(fid)
+    return moved
 
 
 def _stats(project: Project, results: dict[int, FileResult], ref_count: int) -> ResolveStats:

@@ -13,11 +13,13 @@ import re
 import sqlite3
 from collections.abc import Collection
 
-from repolens.resolve import edges, ladder
+from repolens.resolve import ladder
 from repolens.resolve.context import Context
-from repolens.resolve.project import ImportRow, RefRow, chunked
+from repolens.resolve.project import CLASS_KINDS, ImportRow, RefRow, chunked
 
 SEGMENT = re.compile(r"[^./:\\@-]+")
+ATTRIBUTE = re.compile(r"[A-Za-z_$][\w$]*")
+PLAIN_KINDS = frozenset({"variable", "constant", "field", "enum_member"})
 
 
 def _ids(conn: sqlite3.Connection, sql: str, ids: list[int]) -> set[int]:
@@ -34,8 +36,9 @@ def _ids(conn: sqlite3.Connection, sql: str, ids: list[int]) -> set[int]:
 def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[int]:
     """The changed files plus every file whose resolution they may change: files with
     edges into them (or into symbols that no longer exist), files importing them (or a
-    file that no longer exists), files using a name they define, and files whose
-    unresolved imports name them."""
+    file that no longer exists), files whose unresolved or guessed references name what
+    they define (or reach it through an attribute), and files whose unresolved imports
+    name them."""
     changed = sorted(set(file_ids))
     found = set(changed)
     found |= _ids(
@@ -47,21 +50,25 @@ def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[i
     found |= _ids(
         conn, "SELECT DISTINCT file_id FROM imports WHERE target_file_id IN ({marks})", changed
     )
-    found |= _ids(
-        conn,
-        "SELECT DISTINCT r.file_id FROM refs r WHERE r.name IN"
-        " (SELECT name FROM symbols WHERE file_id IN ({marks}) AND kind != 'file')",
-        changed,
-    )
+    found |= _dangling(conn)
+    names, attributes = _defined(conn, changed)
+    found |= _naming_refs(conn, names)
+    found |= _through_attributes(conn, attributes)
+    found |= _naming_imports(conn, changed)
+    return found
+
+
+def _dangling(conn: sqlite3.Connection) -> set[int]:
+    """Files with edges to symbols, or imports of files, that no longer exist."""
     cur = conn.cursor()
     cur.row_factory = None
-    found.update(
+    found = {
         row[0]
         for row in cur.execute(
             "SELECT DISTINCT e.file_id FROM edges e WHERE e.kind != 'contains'"
             " AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = e.target_id)"
         )
-    )
+    }
     found.update(
         row[0]
         for row in cur.execute(
@@ -69,7 +76,69 @@ def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[i
             " AND target_file_id NOT IN (SELECT id FROM files)"
         )
     )
-    found |= _naming_imports(conn, changed)
+    return found
+
+
+def _defined(conn: sqlite3.Connection, changed: list[int]) -> tuple[set[str], set[str]]:
+    """Names the changed files define that a reference elsewhere could newly mean
+    (functions, classes, methods: not plain variables, which only imports reach), and
+    every name they define or type (class members' typed attributes included)."""
+    names: set[str] = set()
+    attributes: set[str] = set()
+    for chunk in chunked(changed):
+        marks = ",".join("?" * len(chunk))
+        for name, kind in conn.execute(
+            f"SELECT name, kind FROM symbols WHERE file_id IN ({marks}) AND kind != 'file'",
+            chunk,
+        ):
+            if kind not in PLAIN_KINDS:
+                names.add(name)
+            attributes.add(name)  # `mod.Name`, `obj.member` on the way to a reference
+        for (name,) in conn.execute(
+            "SELECT b.name FROM bindings b JOIN symbols s ON s.id = b.scope_id"
+            f" WHERE b.file_id IN ({marks}) AND s.kind IN ({','.join('?' * len(CLASS_KINDS))})",
+            [*chunk, *sorted(CLASS_KINDS)],
+        ):
+            attributes.add(name.rsplit(".", 1)[-1])
+    return names, attributes
+
+
+def _naming_refs(conn: sqlite3.Connection, names: set[str]) -> set[int]:
+    """Files with a reference named like a new definition whose answer could move: one
+    unresolved for want of a candidate (or for too many), or one resolved through a
+    receiver's type or a guess (a new override or a closer candidate may win now)."""
+    found: set[int] = set()
+    ordered = sorted(names)
+    for start in range(0, len(ordered), 500):
+        part = ordered[start : start + 500]
+        marks = ",".join("?" * len(part))
+        found.update(
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT r.file_id FROM refs r"
+                f" WHERE r.name IN ({marks}) AND ((r.resolved = 0 AND r.reason IN"
+                " ('unknown', 'ambiguous')) OR (r.resolved = 1 AND r.receiver IS NOT NULL"
+                " AND EXISTS (SELECT 1 FROM edges e WHERE e.source_id = r.source_id"
+                " AND e.line = r.line AND e.col = r.col AND e.file_id = r.file_id"
+                " AND e.provenance IN ('resolved-type', 'name-match'))))",
+                part,
+            )
+        )
+    return found
+
+
+def _through_attributes(conn: sqlite3.Connection, attributes: set[str]) -> set[int]:
+    """Files with a reference whose receiver walks through a name the changed files
+    define: ``k.repo.save()`` when ``K.repo``'s type changed, ``ns.Order.parse()`` when
+    the barrel ``ns`` re-exports an ``Order`` that came back."""
+    if not attributes:
+        return set()
+    found: set[int] = set()
+    for file_id, receiver in conn.execute(
+        "SELECT r.file_id, r.receiver FROM refs r WHERE r.receiver IS NOT NULL"
+    ):
+        if file_id not in found and not attributes.isdisjoint(ATTRIBUTE.findall(receiver)[1:]):
+            found.add(file_id)
     return found
 
 
@@ -97,11 +166,12 @@ def _naming_imports(conn: sqlite3.Connection, changed: list[int]) -> set[int]:
 
 
 def stale_files(ctx: Context, conn: sqlite3.Connection, settled: set[int]) -> set[int]:
-    """Files outside ``settled`` whose stored answers the current layout contradicts:
-    an import now reaching another module or symbol, an ambiguous name now decidable."""
+    """Files outside ``settled`` whose stored answers the current layout contradicts: an
+    import whose module moved (a layout config changed), an ambiguous name now decidable
+    (a competing definition went away)."""
     stale: set[int] = set()
     for file_id, imports in ctx.project.imports.items():
-        if file_id not in settled and any(_import_moved(ctx, imp) for imp in imports):
+        if file_id not in settled and any(_module_moved(ctx, imp) for imp in imports):
             stale.add(file_id)
     cur = conn.cursor()
     cur.row_factory = None
@@ -117,11 +187,25 @@ def stale_files(ctx: Context, conn: sqlite3.Connection, settled: set[int]) -> se
     return stale
 
 
-def _import_moved(ctx: Context, imp: ImportRow) -> bool:
-    found = edges.import_targets(ctx, imp)
-    stored = imp.target_file_id
-    if found.symbol != imp.target_symbol_id:
-        return True
-    if stored is None:
-        return bool(found.candidates)
-    return stored not in found.candidates
+def _module_moved(ctx: Context, imp: ImportRow) -> bool:
+    """Whether the stored target file of an import is no longer among the files its
+    specifier reaches (checked at module level: cheap, and what a config change moves)."""
+    result = ctx.import_result(imp)
+    if result is None or result.module is None:
+        return imp.target_file_id is not None
+    reachable = set((result.loads or result.module).files)
+    child = result.module.children.get(result.path[0]) if result.path else None
+    if child is not None:
+        reachable.update(child.files)
+    if imp.target_file_id is None:
+        return bool(reachable)
+    return imp.target_file_id not in reachable
+
+
+def importers(ctx: Context, files: set[int]) -> set[int]:
+    """Files whose stored imports point at any of ``files``."""
+    return {
+        file_id
+        for file_id, imports in ctx.project.imports.items()
+        if any(imp.target_file_id in files for imp in imports)
+    }
