@@ -30,6 +30,7 @@ BREADTH = {
     "ruby": ("ruby",),
     "kotlin": ("kotlin", "java"),
     "swift": ("swift",),
+    "scala": ("scala",),
 }
 
 

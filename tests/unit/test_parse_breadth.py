@@ -310,3 +310,46 @@ def test_swift_types_extensions_and_imports() -> None:
     assert ("implements", "CustomStringConvertible") in kinds  # from the extension
     assert _calls(parsed) >= {("store", "repo"), ("Order", None), ("format", "Money")}
     assert [(i.module, i.is_wildcard) for i in parsed.imports] == [("ShopCore", True)]
+
+
+SCALA_SOURCE = """\
+package com.shop.service
+
+import com.shop.model.Order
+import com.shop.util._
+import com.shop.util.{Money => Cash, Fmt}
+
+class OrderService(repo: Repo) extends BaseService with Auditable {
+  val cache = new Cache()
+  def place(order: Order): String = {
+    repo.store(order)
+    val fresh = Order(1)
+    Cash.format(fresh.cents)
+  }
+}
+object OrderService {
+  def create(): OrderService = new OrderService(new Repo)
+}
+trait Auditable { def audit(): Unit }
+"""
+
+
+def test_scala_classes_objects_traits_and_selectors() -> None:
+    parsed = _parse("scala", "src/OrderService.scala", SCALA_SOURCE)
+    assert _symbols(parsed) >= {
+        ("namespace", "com.shop.service"), ("class", "OrderService"),
+        ("field", "OrderService.cache"), ("method", "OrderService.place"),
+        ("method", "OrderService.create"), ("trait", "Auditable"), ("method", "Auditable.audit"),
+    }  # fmt: skip
+    create = next(s for s in parsed.symbols if s.name == "create")
+    assert create.is_static  # members of an object
+    cls = next(s for s in parsed.symbols if s.kind == "class")
+    assert cls.bases == ("BaseService", "Auditable")
+    assert _calls(parsed) >= {("store", "repo"), ("Order", None), ("format", "Cash")}
+    assert ("instantiates", "Repo") in {(r.kind, r.name) for r in parsed.references}
+    assert [(i.module, i.name, i.alias, i.is_wildcard) for i in parsed.imports] == [
+        ("com.shop.model", "Order", None, False),
+        ("com.shop.util", None, None, True),
+        ("com.shop.util", "Money", "Cash", False),
+        ("com.shop.util", "Fmt", None, False),
+    ]

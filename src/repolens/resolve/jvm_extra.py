@@ -79,3 +79,46 @@ KOTLIN = LanguageSpec(
     package_scope=True,
     exported_only=True,
 )
+
+SCALA_BUILTINS = frozenset(
+    {
+        "println", "print", "require", "assert", "Some", "None", "Option", "List", "Seq",
+        "Vector", "Map", "Set", "Array", "Future", "Try", "Success", "Failure", "Left",
+        "Right", "Either", "String", "Int", "Long", "Double", "Boolean", "Unit", "Nil",
+        "math", "scala", "implicitly", "classOf", "identity", "Exception",
+        "IllegalArgumentException", "IllegalStateException", "RuntimeException", "super",
+        "sys", "Console",
+    }
+)  # fmt: skip
+
+SCALA_BUILTIN_TYPES = frozenset(
+    {"Int", "Long", "Double", "Float", "Boolean", "Char", "String", "Unit", "Any", "AnyRef",
+     "Nothing", "Option", "List", "Seq", "Vector", "Map", "Set", "Array", "Future", "Either",
+     "Try"}
+)  # fmt: skip
+
+SCALA_BUILTIN_METHODS = frozenset(
+    {
+        "map", "flatMap", "filter", "filterNot", "foreach", "foldLeft", "foldRight", "fold",
+        "reduce", "collect", "find", "exists", "forall", "count", "head", "headOption",
+        "tail", "last", "isEmpty", "nonEmpty", "size", "length", "get", "getOrElse",
+        "orElse", "contains", "toList", "toSeq", "toMap", "toSet", "toVector", "mkString",
+        "sortBy", "sorted", "groupBy", "zip", "zipWithIndex", "take", "drop", "distinct",
+        "reverse", "sum", "max", "min", "apply", "copy", "toString", "equals", "hashCode",
+        "updated", "recover", "onComplete", "split", "trim", "format",
+    }
+)  # fmt: skip
+
+SCALA = LanguageSpec(
+    name="scala",
+    languages=frozenset({"scala"}),
+    build_layout=build_layout,
+    builtins=SCALA_BUILTINS,
+    builtin_types=SCALA_BUILTIN_TYPES,
+    builtin_methods=SCALA_BUILTIN_METHODS,
+    self_names=frozenset({"this"}),
+    implicit_members=True,
+    class_scope_visible=True,
+    package_scope=True,
+    exported_only=True,
+)

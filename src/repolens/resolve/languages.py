@@ -29,6 +29,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     ruby.SPEC,
     jvm_extra.KOTLIN,
     swift.SPEC,
+    jvm_extra.SCALA,
 )
 
 

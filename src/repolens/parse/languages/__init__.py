@@ -19,4 +19,5 @@ SPEC_MODULES: dict[str, str] = {
     "ruby": "repolens.parse.languages.ruby",
     "kotlin": "repolens.parse.languages.kotlin",
     "swift": "repolens.parse.languages.swift",
+    "scala": "repolens.parse.languages.scala",
 }
