@@ -232,7 +232,7 @@ async def test_impact_and_trace(client: Client) -> None:
     dispatch = await client.call("trace", source="View.dispatch", target="UserView.render")
     assert "(via View.render, which it overrides)" in dispatch
     assert "UserView.render [dynamic dispatch" in dispatch
-    assert "return get_user(request[\"id\"])" in dispatch
+    assert 'return get_user(request["id"])' in dispatch
 
 
 async def test_deps_cycles_deadcode_stats_files(client: Client) -> None:
