@@ -116,22 +116,19 @@ def _imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     if last.type == "namespace_wildcard":
         return [ImportSpec(base, is_wildcard=True)]
     if last.type != "namespace_selectors":
-        module, _, name = base.rpartition(".")
-        return [ImportSpec(module, name)]
+        module, _, member = base.rpartition(".")
+        return [ImportSpec(module, member)]
     found: list[ImportSpec] = []
     for selector in last.named_children:
         if selector.type == "identifier":
             found.append(ImportSpec(base, node_text(selector, src)))
         elif selector.type == "arrow_renamed_identifier":
-            name, alias = (
-                selector.child_by_field_name("name"),
-                selector.child_by_field_name("alias"),
-            )
-            if name is not None and alias is not None:
+            original = selector.child_by_field_name("name")
+            alias = selector.child_by_field_name("alias")
+            if original is not None and alias is not None:
                 alias_text = node_text(alias, src)
-                hidden = alias_text == "_"  # `{X => _}` hides X
-                if not hidden:
-                    found.append(ImportSpec(base, node_text(name, src), alias_text))
+                if alias_text != "_":  # `{X => _}` hides X
+                    found.append(ImportSpec(base, node_text(original, src), alias_text))
         elif selector.type == "namespace_wildcard":
             found.append(ImportSpec(base, is_wildcard=True))
     return found
