@@ -8,8 +8,6 @@ from pathlib import Path
 import click
 
 from repolens.cli.common import err_console, fail, load_project, project_option
-from repolens.mcp.runtime import Runtime
-from repolens.mcp.server import build_server
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -48,6 +46,10 @@ def serve_command(project_path: Path | None, http: str | None, links: tuple[Path
     """Run the MCP server for a project. It indexes the project in the background if
     needed, keeps the index fresh while it runs (watch = auto), and serves read-only when
     another process is the writer."""
+    # Imported here: the MCP SDK costs ~2 s of start-up that no other command should pay.
+    from repolens.mcp.runtime import Runtime
+    from repolens.mcp.server import build_server
+
     address = parse_address(http) if http else None
     project = load_project(project_path, False)
     linked = [load_project(path, False) for path in links]
