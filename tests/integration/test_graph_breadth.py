@@ -31,6 +31,7 @@ BREADTH = {
     "kotlin": ("kotlin", "java"),
     "swift": ("swift",),
     "scala": ("scala",),
+    "dart": ("dart",),
 }
 
 

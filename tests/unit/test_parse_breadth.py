@@ -353,3 +353,50 @@ def test_scala_classes_objects_traits_and_selectors() -> None:
         ("com.shop.util", "Money", "Cash", False),
         ("com.shop.util", "Fmt", None, False),
     ]
+
+
+DART_SOURCE = """\
+import 'package:shop/models/order.dart';
+import 'src/util.dart' as util;
+import 'src/repo.dart' show Repo;
+
+class OrderService extends BaseService with Logging implements Auditable {
+  final Repo repo;
+  OrderService(this.repo);
+  String place(Order order) {
+    repo.store(order);
+    final fresh = Order(1);
+    return util.format(fresh.cents);
+  }
+  static int count() => 0;
+}
+mixin Logging { void log(String m) {} }
+int top() => 1;
+"""
+
+
+def test_dart_bodies_own_their_calls() -> None:
+    parsed = _parse("dart", "lib/service.dart", DART_SOURCE)
+    assert _symbols(parsed) >= {
+        ("class", "OrderService"), ("field", "OrderService.repo"),
+        ("constructor", "OrderService.OrderService"), ("method", "OrderService.place"),
+        ("method", "OrderService.count"), ("trait", "Logging"), ("method", "Logging.log"),
+        ("function", "top"),
+    }  # fmt: skip
+    place = next(s for s in parsed.symbols if s.name == "place")
+    assert (place.start_line, place.signature) == (8, "String place(Order order)")
+    callers = {r.name: parsed.symbols[r.source].name for r in parsed.references
+               if r.kind == "calls" and r.source is not None}  # fmt: skip
+    assert callers == {"store": "place", "Order": "place", "format": "place"}
+    assert next(s for s in parsed.symbols if s.name == "count").is_static
+    kinds = {(r.kind, r.name) for r in parsed.references}
+    assert {
+        ("extends", "BaseService"),
+        ("extends", "Logging"),
+        ("implements", "Auditable"),
+    } <= kinds
+    assert [(i.module, i.name, i.alias, i.is_wildcard) for i in parsed.imports] == [
+        ("package:shop/models/order.dart", None, None, True),
+        ("src/util.dart", None, "util", False),
+        ("src/repo.dart", "Repo", None, False),
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from repolens.resolve import (
     c_family,
     csharp,
+    dart,
     golang,
     java,
     jvm_extra,
@@ -30,6 +31,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     jvm_extra.KOTLIN,
     swift.SPEC,
     jvm_extra.SCALA,
+    dart.SPEC,
 )
 
 

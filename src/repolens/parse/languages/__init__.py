@@ -20,4 +20,5 @@ SPEC_MODULES: dict[str, str] = {
     "kotlin": "repolens.parse.languages.kotlin",
     "swift": "repolens.parse.languages.swift",
     "scala": "repolens.parse.languages.scala",
+    "dart": "repolens.parse.languages.dart",
 }
