@@ -32,6 +32,8 @@ BREADTH = {
     "swift": ("swift",),
     "scala": ("scala",),
     "dart": ("dart",),
+    "bash": ("bash",),
+    "lua": ("lua",),
 }
 
 

@@ -400,3 +400,62 @@ def test_dart_bodies_own_their_calls() -> None:
         ("src/util.dart", None, "util", False),
         ("src/repo.dart", "Repo", None, False),
     ]
+
+
+BASH_SOURCE = """\
+#!/usr/bin/env bash
+source ./lib/common.sh
+. "$(dirname "$0")/lib/log.sh"
+. "$DYNAMIC_$NAME.sh"
+deploy() {
+  log_info "deploying"
+  build_all "$1"
+}
+function helper {
+  echo hi
+}
+deploy "$@"
+"""
+
+
+def test_bash_functions_commands_and_sources() -> None:
+    parsed = _parse("bash", "bin/deploy.sh", BASH_SOURCE)
+    assert _symbols(parsed) == {("function", "deploy"), ("function", "helper")}
+    calls = {(r.name, r.source) for r in parsed.references if r.kind == "calls"}
+    assert {("log_info", 0), ("build_all", 0), ("echo", 1), ("deploy", None)} <= calls
+    assert "source" not in {name for name, _ in calls}
+    assert [(i.module, i.is_wildcard) for i in parsed.imports] == [
+        ("./lib/common.sh", True),
+        ("./lib/log.sh", True),
+    ]
+
+
+LUA_SOURCE = """\
+local util = require("shop.util")
+require "shop.setup"
+local M = {}
+function M.place(order)
+  order:save()
+  util.format(1)
+  helper()
+end
+function M:total() return self.n end
+local function helper() end
+return M
+"""
+
+
+def test_lua_module_functions_and_requires() -> None:
+    parsed = _parse("lua", "lua/shop/init.lua", LUA_SOURCE)
+    assert _symbols(parsed) == {
+        ("method", "M.place"),
+        ("method", "M.total"),
+        ("function", "helper"),
+    }
+    helper = next(s for s in parsed.symbols if s.name == "helper")
+    assert (helper.visibility, helper.is_exported) == ("private", False)
+    assert _calls(parsed) == {("save", "order"), ("format", "util"), ("helper", None)}
+    assert [(i.module, i.alias, i.is_wildcard) for i in parsed.imports] == [
+        ("shop.util", "util", False),
+        ("shop.setup", None, True),
+    ]

@@ -13,6 +13,7 @@ from repolens.resolve import (
     python,
     ruby,
     rust,
+    shell_lua,
     swift,
     typescript,
 )
@@ -32,6 +33,8 @@ SPECS: tuple[LanguageSpec, ...] = (
     swift.SPEC,
     jvm_extra.SCALA,
     dart.SPEC,
+    shell_lua.BASH,
+    shell_lua.LUA,
 )
 
 

@@ -21,4 +21,6 @@ SPEC_MODULES: dict[str, str] = {
     "swift": "repolens.parse.languages.swift",
     "scala": "repolens.parse.languages.scala",
     "dart": "repolens.parse.languages.dart",
+    "bash": "repolens.parse.languages.bash",
+    "lua": "repolens.parse.languages.lua",
 }
