@@ -28,6 +28,12 @@ CONTAINER_KINDS = frozenset(
     {"class", "struct", "interface", "trait", "protocol", "enum", "namespace", "module",
      "component", "file"}
 )  # fmt: skip
+_FAMILY = {
+    **{kind: "type" for kind in ("class", "struct", "interface", "trait", "protocol", "enum",
+                                 "type_alias", "namespace", "module", "component")},
+    **{kind: "callable" for kind in ("function", "method", "constructor", "property", "macro",
+                                     "route", "test")},
+}  # fmt: skip
 _COMMENT_STARTS = ("#", "//", "/*", "*", "@", "--", ";;", "'''", '"""')
 _CLOSERS = frozenset("})];,")
 _SAFE_CUTS = (";", "}", ",", " ", ")")
@@ -362,16 +368,28 @@ def _merge(doc: _Doc, units: list[_Unit]) -> list[_Unit]:
 def _mergeable(doc: _Doc, a: _Unit, b: _Unit) -> bool:
     if a.piece or b.piece or a.standalone or b.standalone or a.context != b.context:
         return False
+    if a.context is None and not _same_family(a, b):
+        return False  # a small class stays apart from the functions around it
     return b.end - a.start + 1 <= MERGE_LINES and doc.chars(a.start, b.end) <= MAX_CHARS
+
+
+def _same_family(a: _Unit, b: _Unit) -> bool:
+    """Types merge with types and callables with callables; data (constants, fields) and
+    the code between symbols merge with anything."""
+    families = {_FAMILY.get(u.kind, "data") for u in (a, b) if not u.gap}
+    return len(families - {"data"}) <= 1
 
 
 def _combine(a: _Unit, b: _Unit) -> _Unit:
     """One unit over both; it shows the symbol they share, else their enclosing one, and
-    takes its kind from its largest part (top-level code between symbols never names it)."""
+    takes its kind and first names from its largest part (top-level code between symbols
+    never leads)."""
     symbol = a.symbol if a.symbol == b.symbol else a.context
-    names = tuple(dict.fromkeys((*a.names, *b.names)))
-    merged = _Unit(a.start, b.end, a.kind, symbol, a.context, names, a.gap and b.gap)
+    merged = _Unit(a.start, b.end, a.kind, symbol, a.context, (), a.gap and b.gap)
     merged.main = a.main or a.end - a.start + 1
+    lead, rest = a, b
     if (a.gap and a.symbol is None and not b.gap) or b.end - b.start + 1 > merged.main:
         merged.kind, merged.main = b.kind, b.end - b.start + 1  # the biggest part names it
+        lead, rest = b, a
+    merged.names = tuple(dict.fromkeys((*lead.names, *rest.names)))  # its names first
     return merged

@@ -21,6 +21,7 @@ from repolens.store.chunks import code_tokens
 MAX_DF_SHARE = 0.15
 MAX_TERMS = 12
 MIN_PREFIX = 3
+PREFIX_IDF = 2.0  # a prefix term's weight in the scale (its df is not looked up)
 STOPWORDS = frozenset(
     {"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in", "into",
      "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when",
@@ -36,16 +37,14 @@ _stem_lock = threading.Lock()
 @dataclass(frozen=True, slots=True)
 class QueryTerms:
     """``tokens``: every query token (for signals); ``terms``: those searched, rarest
-    first, with their idf; ``prefixes``: ``word*`` prefix terms."""
+    first, with their idf; ``prefixes``: ``word*`` prefix terms; ``scale``: the summed
+    idf of every content token, searched or not (a word no chunk contains counts at full
+    weight): about what a chunk matching the whole query once would score in BM25."""
 
     tokens: tuple[str, ...]
     terms: tuple[tuple[str, float], ...]
     prefixes: tuple[str, ...]
-
-    @property
-    def idf_total(self) -> float:
-        """What a chunk matching every term about once scores: the BM25 scale."""
-        return sum(idf for _, idf in self.terms) + 2.0 * len(self.prefixes)
+    scale: float = 0.0
 
     def match_expression(self) -> str | None:
         quoted = [f'"{term}"' for term, _ in self.terms]
@@ -61,13 +60,14 @@ def plan_terms(conn: sqlite3.Connection, query: str) -> QueryTerms:
     tokens = tuple(dict.fromkeys(code_tokens(_PREFIX_TERM.sub(" ", query))))
     content = [t for t in tokens if t not in STOPWORDS] or list(tokens)
     if not content:
-        return QueryTerms(tokens, (), prefixes)
+        return QueryTerms(tokens, (), prefixes, PREFIX_IDF * len(prefixes))
     stems = _stems(conn, content)
     total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
     frequency = _document_frequency(conn, set(stems.values()))
-    scored = []
+    scored, scale = [], PREFIX_IDF * len(prefixes)
     for token in content:
         df = frequency.get(stems.get(token, token), 0)
+        scale += _idf(total, df)
         if df:
             scored.append((df, token, _idf(total, df)))
     scored.sort()
@@ -75,7 +75,7 @@ def plan_terms(conn: sqlite3.Connection, query: str) -> QueryTerms:
     kept = [(token, idf) for df, token, idf in scored if df <= common]
     if not kept:  # every term is common: search the rarest rather than nothing
         kept = [(token, idf) for _, token, idf in scored[:1]]
-    return QueryTerms(tokens, tuple(kept[:MAX_TERMS]), prefixes)
+    return QueryTerms(tokens, tuple(kept[:MAX_TERMS]), prefixes, scale)
 
 
 def _idf(total: int, df: int) -> float:

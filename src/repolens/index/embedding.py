@@ -1,0 +1,202 @@
+"""The embedding job: give every chunk vectors, behind the searchable index.
+
+Search never waits for this (chunks without vectors are found by BM25). The job walks
+chunks that have no windows yet in id order, splits each into windows the model can
+read, takes vectors from the cache where the same text was embedded before (moved code,
+another branch, an undo), embeds the rest, and commits per batch, so it can stop at any
+moment and resume where it left off. At the end the memory-mapped matrix is rebuilt if
+SQLite moved on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from sqlite3 import Connection
+from typing import Any
+
+import numpy as np
+
+from repolens.embed.base import EmbeddingError, EmbeddingProvider
+from repolens.store.chunks import purge_deleted_chunks, text_hash
+from repolens.store.db import transaction
+from repolens.store.embeddings import (
+    bump_generation,
+    cached_hashes,
+    embedded_share,
+    generation,
+    profile_status,
+    set_effective_profile,
+    store_vectors,
+)
+from repolens.store.vectors import (
+    matrix_is_current,
+    remove_matrices,
+    window_count,
+    write_matrix,
+)
+
+__all__ = ["EmbedStats", "ProfilePendingError", "embed_pending", "embedded_share", "profile_status"]
+
+
+class ProfilePendingError(EmbeddingError):
+    """The provider's profile differs from the one the index was embedded with."""
+
+
+@dataclass(slots=True)
+class EmbedStats:
+    """What one run did. ``embedded`` counts texts sent to the provider; ``cache_hits``
+    windows whose vector was already stored under the same text and model."""
+
+    chunks: int = 0
+    windows: int = 0
+    cache_hits: int = 0
+    embedded: int = 0
+    provider_calls: int = 0
+    batches: int = 0
+    remaining: int = 0
+    matrix_rows: int = 0
+    matrix_rebuilt: bool = False
+    cancelled: bool = False
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class _Window:
+    chunk_id: int
+    ordinal: int
+    text: str
+    hash: str
+
+
+def embed_pending(
+    conn: Connection,
+    data_dir: Path,
+    provider: EmbeddingProvider,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    batch_size: int = 64,
+    reset: bool = False,
+) -> EmbedStats:
+    """Embed every chunk that has no vectors under the provider's profile.
+
+    ``reset=True`` switches the index to the provider's profile (dropping the windows of
+    the old one; cached vectors stay for a switch back). Without it a different profile
+    raises :class:`ProfilePendingError` rather than mixing incomparable vectors.
+    ``progress(done, total)`` counts chunks; ``should_stop()`` is checked per batch.
+    """
+    started, stats = time.monotonic(), EmbedStats()
+    profile = provider.profile
+    _adopt_profile(conn, data_dir, provider, reset)
+    done, total = embedded_share(conn, profile.key())
+    last_id = 0
+    try:
+        while not (should_stop and should_stop()):
+            batch = conn.execute(
+                "SELECT id, text FROM chunks c WHERE id > ? AND NOT EXISTS"
+                " (SELECT 1 FROM chunk_windows w WHERE w.chunk_id = c.id) ORDER BY id LIMIT ?",
+                (last_id, max(1, batch_size)),
+            ).fetchall()
+            if not batch:
+                break
+            last_id = batch[-1][0]
+            _embed_batch(conn, provider, batch, max(1, batch_size), stats)
+            done += len(batch)
+            if progress:
+                progress(done, max(total, done))
+        stats.cancelled = bool(should_stop and should_stop())
+    finally:
+        _refresh_matrix(conn, data_dir, provider, stats)
+    stats.remaining = total - embedded_share(conn, profile.key())[0]
+    stats.seconds = time.monotonic() - started
+    return stats
+
+
+def _adopt_profile(
+    conn: Connection, data_dir: Path, provider: EmbeddingProvider, reset: bool
+) -> None:
+    profile = provider.profile
+    with transaction(conn):
+        purge_deleted_chunks(conn)
+        status = profile_status(conn, profile)
+        if status["pending"] and not reset:
+            effective = status["effective"]["key"] if status["effective"] else "none"
+            raise ProfilePendingError(
+                f"the index was embedded with {effective}, not {profile.key()}; re-embed"
+                " everything with the new profile (`repolens index --reembed`) to switch"
+            )
+        if reset or status["effective"] is None:
+            conn.execute("DELETE FROM chunk_windows")
+            set_effective_profile(conn, profile)
+            bump_generation(conn)
+    if reset:
+        remove_matrices(data_dir)
+
+
+def _embed_batch(
+    conn: Connection,
+    provider: EmbeddingProvider,
+    batch: list[Any],
+    batch_size: int,
+    stats: EmbedStats,
+) -> None:
+    """Window, embed what the cache lacks, and record one batch of chunks atomically."""
+    key = provider.profile.key()
+    windows = [
+        _Window(chunk_id, ordinal, window, text_hash(window))
+        for chunk_id, text in batch
+        for ordinal, window in enumerate(_windows(provider, text))
+    ]
+    cached = cached_hashes(conn, (w.hash for w in windows), key)
+    missing = {w.hash: w.text for w in windows if w.hash not in cached}
+    hashes, texts = list(missing), list(missing.values())
+    parts = []
+    for start in range(0, len(texts), batch_size):
+        parts.append(provider.embed_documents(texts[start : start + batch_size]))
+        stats.provider_calls += 1
+    with transaction(conn):
+        if parts:
+            store_vectors(conn, key, hashes, np.concatenate(parts))
+        conn.executemany(
+            "INSERT OR REPLACE INTO chunk_windows(chunk_id, ordinal, text_hash)"
+            " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+            [(w.chunk_id, w.ordinal, w.hash, w.chunk_id) for w in windows],
+        )
+        bump_generation(conn)
+    stats.chunks += len(batch)
+    stats.windows += len(windows)
+    stats.cache_hits += len(windows) - sum(1 for w in windows if w.hash in missing)
+    stats.embedded += len(texts)
+    stats.batches += 1
+
+
+def _windows(provider: EmbeddingProvider, text: str) -> list[str]:
+    """The provider's windows without surrounding blank lines, which only depend on where
+    the code sits (a moved function must hit the cache whatever blank lines came along)."""
+    trimmed = [_trim_blank_lines(window) for window in provider.windows(text)]
+    return [window for window in trimmed if window] or [text.strip()]
+
+
+def _trim_blank_lines(text: str) -> str:
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def _refresh_matrix(
+    conn: Connection, data_dir: Path, provider: EmbeddingProvider, stats: EmbedStats
+) -> None:
+    """Rebuild the mapped matrix unless it already reflects SQLite."""
+    profile = provider.profile
+    key = profile.key()
+    rows, current = window_count(conn, key), generation(conn)
+    stats.matrix_rows = rows
+    if not matrix_is_current(data_dir, key, current, rows):
+        stats.matrix_rows = write_matrix(conn, data_dir, key, profile.dims, current)
+        stats.matrix_rebuilt = True

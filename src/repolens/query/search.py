@@ -1,0 +1,339 @@
+"""Hybrid code search: BM25 always, dense where vectors exist, fused and explained.
+
+BM25 runs in SQLite while the query is embedded and the matrix scanned in a second
+thread (both release the GIL). Filters restrict both sides before ranking: the FTS query
+joins ``chunks``/``files``; the matrix masks rows by file id and kind. Only the few
+candidates that survive fusion are read back, and only the returned ones with their text.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import sqlite3
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from repolens.embed.base import EmbeddingError, EmbeddingProvider
+from repolens.query import fusion
+from repolens.query.tokens import QueryTerms, plan_terms
+from repolens.store.embeddings import effective_key
+from repolens.store.vectors import DenseMatrix, open_matrix
+
+log = logging.getLogger(__name__)
+
+BM25_COLUMN_WEIGHTS = (1.0, 4.0, 2.0)  # body, symbol names, path
+CANDIDATE_POOL = 100
+SNIPPET_LINES = 30
+SNIPPET_CHARS = 1500
+_GLOB_CHARS = frozenset("*?[")
+_dense_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="repolens-dense")
+_BM25 = "bm25(chunks_fts, {}, {}, {})".format(*BM25_COLUMN_WEIGHTS)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One hit. ``score`` is calibrated to [0, 1]; ``signals`` say where it came from
+    (``bm25``/``cosine`` and their ranks, ``rrf``, ``name``, ``path``, ``penalty``...).
+    ``snippet`` is the chunk's text from ``start_line`` on, trimmed to a budget."""
+
+    file: str
+    start_line: int
+    end_line: int
+    score: float
+    symbol: str | None
+    language: str
+    snippet: str
+    kind: str
+    signals: dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class _Filters:
+    """SQL conditions over ``chunks c`` and ``files fi``, and what the matrix needs."""
+
+    clauses: tuple[str, ...]
+    params: tuple[object, ...]
+    file_clauses: int  # how many leading clauses concern only the file
+    kinds: tuple[str, ...]
+
+    @classmethod
+    def build(
+        cls, path_glob: str | None, languages: Sequence[str], kinds: Sequence[str]
+    ) -> _Filters:
+        clauses: list[str] = []
+        params: list[object] = []
+        if path_glob and path_glob.strip():
+            clause, values = _glob_clause(path_glob)
+            clauses.append(clause)
+            params.extend(values)
+        if languages:
+            clauses.append(f"fi.language IN ({','.join('?' * len(languages))})")
+            params.extend(lang.lower() for lang in languages)
+        file_clauses = len(clauses)
+        if kinds:
+            clauses.append(f"c.kind IN ({','.join('?' * len(kinds))})")
+            params.extend(kinds)
+        return cls(tuple(clauses), tuple(params), file_clauses, tuple(kinds))
+
+    def sql(self) -> str:
+        return "".join(f" AND {clause}" for clause in self.clauses)
+
+    def file_ids(self, conn: sqlite3.Connection) -> npt.NDArray[np.int64] | None:
+        """Files the filters allow (``None``: all of them)."""
+        if not self.file_clauses:
+            return None
+        where = " AND ".join(self.clauses[: self.file_clauses])
+        params = self.params[: len(self.params) - len(self.kinds)]
+        ids = [row[0] for row in conn.execute(f"SELECT fi.id FROM files fi WHERE {where}", params)]
+        return np.asarray(ids, dtype=np.int64)
+
+
+def _glob_clause(pattern: str) -> tuple[str, list[object]]:
+    """SQLite GLOB for a path filter. ``*`` also crosses ``/`` (``src/*.py`` is every
+    Python file under ``src``); ``**`` is accepted as the same; a plain path is a prefix;
+    a pattern without ``/`` matches the file name in any directory."""
+    path = pattern.strip().replace("\\", "/").removeprefix("./").lstrip("/")
+    if not _GLOB_CHARS & set(path):
+        path = path.rstrip("/")
+        return "(fi.path = ? OR fi.path GLOB ?)", [path, _glob_escape(path) + "/*"]
+    path = path.replace("**/", "*").replace("/**", "/*").replace("**", "*")
+    if "/" not in path:
+        return "(fi.path GLOB ? OR fi.path GLOB ?)", [path, "*/" + path]
+    return "fi.path GLOB ?", [path]
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in _GLOB_CHARS else c for c in text)
+
+
+def search(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    query: str,
+    *,
+    limit: int = 10,
+    path_glob: str | None = None,
+    languages: Sequence[str] = (),
+    symbol_kinds: Sequence[str] = (),
+    provider: EmbeddingProvider | None = None,
+    min_score: float | None = None,
+) -> list[SearchResult]:
+    """Chunks best matching ``query``: BM25 over every chunk, fused with dense scores of
+    the chunks that have vectors (``provider`` ``None``: BM25 only)."""
+    if limit <= 0 or not query.strip():
+        return []
+    filters = _Filters.build(path_glob, languages, symbol_kinds)
+    pool = max(CANDIDATE_POOL, limit * 5)
+    matrix = _matrix_for(conn, data_dir, provider)
+    dense_job = None
+    if matrix is not None and provider is not None:
+        files = filters.file_ids(conn)
+        dense_job = _dense_pool.submit(_dense, provider, matrix, query, files, filters, pool)
+    terms = plan_terms(conn, query)
+    lexical = _bm25(conn, terms, filters, pool)
+    query_vector, dense = dense_job.result() if dense_job else (None, [])
+    candidates = fusion.fuse(lexical, dense)
+    rows = _chunk_rows(conn, list(candidates))
+    _complete(conn, terms, candidates, rows, matrix, query_vector)
+    ranked = _score(query, terms, candidates, rows, limit, min_score)
+    return _results(conn, ranked, rows)
+
+
+def _matrix_for(
+    conn: sqlite3.Connection, data_dir: Path, provider: EmbeddingProvider | None
+) -> DenseMatrix | None:
+    if provider is None:
+        return None
+    key = provider.profile.key()
+    stored = effective_key(conn)
+    if stored is not None and stored != key:
+        log.warning("index embedded with %s, not %s: dense search off until re-embed", stored, key)
+        return None
+    return open_matrix(data_dir, key)
+
+
+def _dense(
+    provider: EmbeddingProvider,
+    matrix: DenseMatrix,
+    query: str,
+    files: npt.NDArray[np.int64] | None,
+    filters: _Filters,
+    pool: int,
+) -> tuple[npt.NDArray[np.float32] | None, list[tuple[int, float]]]:
+    """Embed the query and rank the matrix (runs in a worker thread; no SQLite here)."""
+    try:
+        vector = np.asarray(provider.embed_query(query), dtype=np.float32)
+    except EmbeddingError as exc:
+        log.warning("query embedding failed, BM25 only: %s", exc)
+        return None, []
+    return vector, matrix.top(vector, pool, files, filters.kinds)
+
+
+def _bm25(
+    conn: sqlite3.Connection, terms: QueryTerms, filters: _Filters, pool: int
+) -> list[tuple[int, float]]:
+    expression = terms.match_expression()
+    if expression is None:
+        return []
+    if filters.clauses:
+        sql = (
+            f"SELECT chunks_fts.rowid, {_BM25} AS s FROM chunks_fts"
+            " JOIN chunks c ON c.id = chunks_fts.rowid JOIN files fi ON fi.id = c.file_id"
+            f" WHERE chunks_fts MATCH ?{filters.sql()} ORDER BY s LIMIT ?"
+        )
+    else:
+        sql = (
+            f"SELECT rowid, {_BM25} AS s FROM chunks_fts"
+            " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?"
+        )
+    rows = conn.execute(sql, (expression, *filters.params, pool)).fetchall()
+    return [(int(row_id), -float(score)) for row_id, score in rows]
+
+
+def _chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, sqlite3.Row]:
+    """Metadata (not text) of the candidates that still exist."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    cursor = conn.execute(
+        "SELECT c.id, c.start_line, c.end_line, c.kind, c.symbol, c.names, c.role, fi.path,"
+        f" fi.language FROM chunks c JOIN files fi ON fi.id = c.file_id WHERE c.id IN ({marks})",
+        ids,
+    )
+    return {row[0]: row for row in cursor}
+
+
+def _complete(
+    conn: sqlite3.Connection,
+    terms: QueryTerms,
+    candidates: dict[int, fusion.Candidate],
+    rows: dict[int, sqlite3.Row],
+    matrix: DenseMatrix | None,
+    query_vector: npt.NDArray[np.float32] | None,
+) -> None:
+    """Fill in the evidence one side lacks: the cosine of BM25-only candidates (if they
+    have vectors) and the BM25 score of dense-only ones, for the calibrated score."""
+    no_cosine = [i for i, c in candidates.items() if c.cosine is None and i in rows]
+    if matrix is not None and query_vector is not None and no_cosine:
+        for chunk_id, cosine in matrix.cosines(query_vector, no_cosine).items():
+            candidates[chunk_id].cosine = cosine
+    no_bm25 = [i for i, c in candidates.items() if c.bm25 is None and i in rows]
+    expression = terms.match_expression()
+    if expression and no_bm25:
+        marks = ",".join("?" * len(no_bm25))
+        found = conn.execute(
+            f"SELECT rowid, {_BM25} FROM chunks_fts WHERE chunks_fts MATCH ?"
+            f" AND rowid IN ({marks})",
+            (expression, *no_bm25),
+        )
+        for chunk_id, score in found:
+            candidates[chunk_id].bm25 = -float(score)
+
+
+def _score(
+    query: str,
+    terms: QueryTerms,
+    candidates: dict[int, fusion.Candidate],
+    rows: dict[int, sqlite3.Row],
+    limit: int,
+    min_score: float | None,
+) -> list[fusion.Candidate]:
+    """The best ``limit`` candidates (at or above ``min_score``), in rank order.
+
+    Signals can raise a candidate's RRF value by at most ``fusion.MAX_BOOST``, so the walk
+    down the RRF order stops once no later candidate can reach the current top ``limit``.
+    """
+    shape = fusion.QueryShape.of(query, terms.tokens)
+    ordered = sorted((c for i, c in candidates.items() if i in rows), key=lambda c: -c.rrf)
+    best: list[tuple[float, int]] = []  # min-heap of the top rank scores kept so far
+    kept = []
+    for candidate in ordered:
+        if len(best) == limit and candidate.rrf * fusion.MAX_BOOST <= best[0][0]:
+            break
+        row = rows[candidate.chunk_id]
+        names = [n for n in row["names"].split("\n") if n]
+        name, candidate.matched_name = fusion.name_match(shape, names)
+        path = fusion.path_match(shape, row["path"])
+        penalty = fusion.role_penalty(shape, row["role"])
+        candidate.rank_score = fusion.rank(candidate, name, path, penalty)
+        candidate.score = fusion.calibrate(candidate, terms.scale, name, penalty)
+        candidate.signals.update(
+            _evidence(candidate), name=name, path=path, penalty=penalty, rrf=candidate.rrf
+        )
+        if min_score is not None and candidate.score < min_score:
+            continue
+        kept.append(candidate)
+        heapq.heappush(best, (candidate.rank_score, candidate.chunk_id))
+        if len(best) > limit:
+            heapq.heappop(best)
+    kept.sort(key=lambda c: (-c.rank_score, c.chunk_id))
+    return kept[:limit]
+
+
+def _evidence(candidate: fusion.Candidate) -> dict[str, float]:
+    values = {
+        "bm25": candidate.bm25,
+        "bm25_rank": candidate.bm25_rank,
+        "cosine": candidate.cosine,
+        "dense_rank": candidate.dense_rank,
+    }
+    return {key: float(v) for key, v in values.items() if v is not None}
+
+
+def _results(
+    conn: sqlite3.Connection, ranked: list[fusion.Candidate], rows: dict[int, sqlite3.Row]
+) -> list[SearchResult]:
+    if not ranked:
+        return []
+    marks = ",".join("?" * len(ranked))
+    texts = dict(
+        conn.execute(
+            f"SELECT id, text FROM chunks WHERE id IN ({marks})", [c.chunk_id for c in ranked]
+        ).fetchall()
+    )
+    results = []
+    for candidate in ranked:
+        row = rows[candidate.chunk_id]
+        results.append(
+            SearchResult(
+                file=row["path"],
+                start_line=row["start_line"],
+                end_line=row["end_line"],
+                score=round(candidate.score, 4),
+                symbol=_symbol(row, candidate),
+                language=row["language"],
+                snippet=snippet(texts.get(candidate.chunk_id, "")),
+                kind=row["kind"],
+                signals=candidate.signals,
+            )
+        )
+    return results
+
+
+def _symbol(row: sqlite3.Row, candidate: fusion.Candidate) -> str | None:
+    """The name the query matched, else the chunk's own symbol, else its first name."""
+    first = row["names"].split("\n")[0] if row["names"] else None
+    return candidate.matched_name or row["symbol"] or first
+
+
+def snippet(text: str, max_lines: int = SNIPPET_LINES, max_chars: int = SNIPPET_CHARS) -> str:
+    """The first lines of ``text`` within both budgets (whole lines; a single line over
+    the budget is cut), trailing blank lines dropped."""
+    kept: list[str] = []
+    used = 0
+    for line in text.split("\n")[:max_lines]:
+        if used + len(line) > max_chars:
+            if not kept:
+                kept.append(line[:max_chars])
+            break
+        kept.append(line)
+        used += len(line) + 1
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return "\n".join(kept)

@@ -1,0 +1,271 @@
+"""The local dense index: one memory-mapped matrix of window vectors per profile.
+
+Exact cosine over every vector: no recall loss and no build step beyond writing the file.
+The file is a snapshot of SQLite (the store of truth): rows are chunk windows, sorted by
+chunk id, with the chunk's file id and kind beside each row so that filters restrict the
+rows *before* ranking. It is replaced atomically (temp file + ``os.replace``), so a
+reader never sees a torn file, and every process maps the same pages from the OS cache.
+
+Why float32 on disk: in this numpy a float16 matrix has no BLAS path, and converting it
+to float32 per query cost 4-10x the product itself (100k x 384: ~14 ms in float32 against
+60-130 ms via float16 blocks, measured). The SQLite cache keeps float16; the matrix
+trades disk for speed and is rebuilt from the cache at any time.
+
+Chunk ids are never reused (AUTOINCREMENT), so a slightly stale file is still correct:
+rows of deleted chunks are dropped when results are joined with ``chunks``, and chunks
+embedded since only lack their dense score until the next rebuild.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from repolens.store.embeddings import decode_vectors
+
+MAGIC = b"RLDENSE1"
+ALIGN = 64
+FETCH_ROWS = 4096
+
+F32 = npt.NDArray[np.float32]
+I64 = npt.NDArray[np.int64]
+
+
+def matrix_path(data_dir: Path, profile_key: str) -> Path:
+    digest = hashlib.sha256(profile_key.encode()).hexdigest()[:16]
+    return data_dir / f"vectors-{digest}.f32"
+
+
+@dataclass(frozen=True)
+class DenseMatrix:
+    """A mapped matrix file: ``vectors[i]`` is a window of chunk ``chunk_ids[i]``."""
+
+    path: Path
+    header: dict[str, Any]
+    chunk_ids: I64
+    file_ids: I64
+    kind_codes: npt.NDArray[np.uint16]
+    vectors: F32
+
+    @property
+    def generation(self) -> int:
+        return int(self.header["generation"])
+
+    @property
+    def rows(self) -> int:
+        return int(self.header["rows"])
+
+    def top(
+        self, query: F32, limit: int, files: I64 | None = None, kinds: Sequence[str] = ()
+    ) -> list[tuple[int, float]]:
+        """Best chunks by their best window's cosine, among rows whose file is in
+        ``files`` (when given) and whose kind is in ``kinds`` (when given)."""
+        mask = self._mask(files, kinds)
+        if mask is None:
+            rows, scores = None, self.vectors @ query
+        else:
+            rows = np.flatnonzero(mask)
+            scores = self.vectors[rows] @ query
+        take = min(len(scores), limit * 3)
+        if take == 0:
+            return []
+        best = np.argpartition(-scores, take - 1)[:take]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        picked: dict[int, float] = {}
+        for position in best:
+            row = int(position if rows is None else rows[position])
+            picked.setdefault(int(self.chunk_ids[row]), float(scores[position]))
+            if len(picked) == limit:
+                break
+        return list(picked.items())
+
+    def _mask(self, files: I64 | None, kinds: Sequence[str]) -> npt.NDArray[np.bool_] | None:
+        mask = None if files is None else np.isin(self.file_ids, files)
+        if kinds:
+            known = self.header["kinds"]
+            codes = [known.index(kind) for kind in kinds if kind in known]
+            by_kind = np.isin(self.kind_codes, np.asarray(codes, dtype=np.uint16))
+            mask = by_kind if mask is None else mask & by_kind
+        return mask
+
+    def cosines(self, query: F32, chunk_ids: Sequence[int]) -> dict[int, float]:
+        """Best-window cosine of each given chunk that has rows in this matrix."""
+        wanted = np.asarray(sorted(set(chunk_ids)), dtype=np.int64)
+        lo = np.searchsorted(self.chunk_ids, wanted, side="left")
+        hi = np.searchsorted(self.chunk_ids, wanted, side="right")
+        found: dict[int, float] = {}
+        for chunk_id, start, end in zip(wanted.tolist(), lo.tolist(), hi.tolist(), strict=True):
+            if end > start:
+                found[chunk_id] = float(np.max(self.vectors[start:end] @ query))
+        return found
+
+
+_cache: dict[Path, tuple[tuple[int, int, int], DenseMatrix | None]] = {}
+_cache_lock = threading.Lock()
+
+
+def open_matrix(data_dir: Path, profile_key: str) -> DenseMatrix | None:
+    """The current matrix file for ``profile_key`` (mapped once per file version)."""
+    path = matrix_path(data_dir, profile_key)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None  # not embedded yet (or data dir cleared): search falls back to BM25
+    signature = (info.st_ino, info.st_mtime_ns, info.st_size)
+    with _cache_lock:
+        cached = _cache.get(path)
+        if cached is None or cached[0] != signature:
+            cached = (signature, _load(path, profile_key))
+            _cache[path] = cached
+    return cached[1]
+
+
+def _load(path: Path, profile_key: str) -> DenseMatrix | None:
+    header = _read_header(path)
+    if header is None or header["profile_key"] != profile_key or header["rows"] == 0:
+        return None
+    rows, dims = int(header["rows"]), int(header["dims"])
+    offsets = header["offsets"]
+
+    def mapped(name: str, dtype: Any, shape: tuple[int, ...]) -> Any:
+        return np.memmap(path, dtype=dtype, mode="r", offset=offsets[name], shape=shape)
+
+    return DenseMatrix(
+        path=path,
+        header=header,
+        chunk_ids=mapped("chunk_ids", np.int64, (rows,)),
+        file_ids=mapped("file_ids", np.int64, (rows,)),
+        kind_codes=mapped("kind_codes", np.uint16, (rows,)),
+        vectors=mapped("vectors", np.float32, (rows, dims)),
+    )
+
+
+def _aligned(value: int) -> int:
+    return (value + ALIGN - 1) // ALIGN * ALIGN
+
+
+_ROWS_SQL = (
+    " FROM chunk_windows w JOIN chunks c ON c.id = w.chunk_id"
+    " JOIN embeddings e ON e.text_hash = w.text_hash AND e.model_key = ?"
+)
+
+
+def window_count(conn: sqlite3.Connection, profile_key: str) -> int:
+    """Windows with a vector under ``profile_key``: the rows a current matrix has."""
+    return int(conn.execute("SELECT count(*)" + _ROWS_SQL, (profile_key,)).fetchone()[0])
+
+
+def write_matrix(
+    conn: sqlite3.Connection, data_dir: Path, profile_key: str, dims: int, generation: int
+) -> int:
+    """Write the matrix of every embedded window from one consistent read of SQLite and
+    swap it in atomically. Returns the number of rows."""
+    path = matrix_path(data_dir, profile_key)
+    temp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    conn.execute("BEGIN")
+    try:
+        rows = window_count(conn, profile_key)
+        kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM chunks ORDER BY kind")]
+        header = _header(profile_key, dims, generation, rows, kinds)
+        _write_file(conn, temp, header)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    finally:
+        conn.execute("COMMIT")
+    os.replace(temp, path)
+    return rows
+
+
+def _header(
+    profile_key: str, dims: int, generation: int, rows: int, kinds: list[str]
+) -> dict[str, Any]:
+    header: dict[str, Any] = {
+        "profile_key": profile_key, "dims": dims, "rows": rows, "dtype": "float32",
+        "generation": generation, "kinds": kinds, "offsets": {},
+    }  # fmt: skip
+    # offsets depend on the header's own length: reserve room, then fill them in
+    position = _aligned(len(MAGIC) + 8 + len(json.dumps(header)) + 256)
+    for name, width in (("chunk_ids", 8), ("file_ids", 8), ("kind_codes", 2)):
+        header["offsets"][name] = position
+        position = _aligned(position + rows * width)
+    header["offsets"]["vectors"] = position
+    return header
+
+
+def _write_file(conn: sqlite3.Connection, temp: Path, header: dict[str, Any]) -> None:
+    rows, dims, offsets = header["rows"], header["dims"], header["offsets"]
+    codes = {kind: code for code, kind in enumerate(header["kinds"])}
+    encoded = json.dumps(header).encode()
+    with temp.open("wb") as handle:
+        handle.write(MAGIC + len(encoded).to_bytes(8, "little") + encoded)
+        handle.truncate(offsets["vectors"] + rows * dims * 4)
+    if rows == 0:
+        return
+
+    def mapped(name: str, dtype: Any, shape: tuple[int, ...]) -> Any:
+        return np.memmap(temp, dtype=dtype, mode="r+", offset=offsets[name], shape=shape)
+
+    chunk_ids, file_ids = (
+        mapped("chunk_ids", np.int64, (rows,)),
+        mapped("file_ids", np.int64, (rows,)),
+    )
+    kind_codes = mapped("kind_codes", np.uint16, (rows,))
+    vectors = mapped("vectors", np.float32, (rows, dims))
+    cursor = conn.execute(
+        "SELECT w.chunk_id, c.file_id, c.kind, e.vector" + _ROWS_SQL
+        + " ORDER BY w.chunk_id, w.ordinal",
+        (header["profile_key"],),
+    )  # fmt: skip
+    done = 0
+    while batch := cursor.fetchmany(FETCH_ROWS):
+        end = min(done + len(batch), rows)
+        part = batch[: end - done]
+        chunk_ids[done:end] = [r[0] for r in part]
+        file_ids[done:end] = [r[1] for r in part]
+        kind_codes[done:end] = [codes[r[2]] for r in part]
+        vectors[done:end] = decode_vectors([r[3] for r in part], dims)
+        done = end
+    for array in (chunk_ids, file_ids, kind_codes, vectors):
+        array.flush()
+
+
+def matrix_is_current(data_dir: Path, profile_key: str, generation: int, rows: int) -> bool:
+    """Whether the file on disk was built from this generation and row count."""
+    header = _read_header(matrix_path(data_dir, profile_key))
+    return (
+        header is not None
+        and header["profile_key"] == profile_key
+        and header["generation"] == generation
+        and header["rows"] == rows
+    )
+
+
+def _read_header(path: Path) -> dict[str, Any] | None:
+    try:
+        with path.open("rb") as handle:
+            if handle.read(len(MAGIC)) != MAGIC:
+                return None
+            size = int.from_bytes(handle.read(8), "little")
+            header: dict[str, Any] = json.loads(handle.read(size))
+            return header
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def remove_matrices(data_dir: Path, keep: str | None = None) -> None:
+    """Delete matrix files of other profiles (after a profile switch)."""
+    kept = matrix_path(data_dir, keep).name if keep else None
+    for path in data_dir.glob("vectors-*.f32"):
+        if path.name != kept:
+            path.unlink(missing_ok=True)

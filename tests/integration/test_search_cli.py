@@ -1,0 +1,91 @@
+"""``repolens search`` over a project indexed by the real pipeline."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from repolens.cli.search import search_command
+from repolens.embed import create_provider
+from repolens.index.embedding import embed_pending
+from repolens.index.pipeline import index_project
+from repolens.project import open_project
+from repolens.store.db import connect
+
+PROJECT = Path(__file__).parents[1] / "fixtures" / "search" / "project"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    for name in ("src/shop/cart.py.txt", "src/shop/payments.py.txt", "tests/test_cart.py.txt"):
+        target = root / name.removesuffix(".txt")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(PROJECT / name, target)
+    project = open_project(root)
+    conn = connect(project.db_path)
+    index_project(project, conn)
+    conn.close()
+    return root
+
+
+def run(root: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(search_command, [*args, "--project", str(root)])
+    return result.exit_code, result.output
+
+
+def test_json_contract(root: Path) -> None:
+    code, out = run(root, "cart_total", "--json")
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert set(results[0]) == {
+        "file",
+        "start_line",
+        "end_line",
+        "score",
+        "symbol",
+        "language",
+        "snippet",
+    }
+    assert (results[0]["file"], results[0]["symbol"]) == ("src/shop/cart.py", "cart_total")
+    assert 0 <= results[0]["score"] <= 1 and "def cart_total" in results[0]["snippet"]
+    assert all("\\" not in r["file"] for r in results)
+
+
+def test_filters_and_limits(root: Path) -> None:
+    code, out = run(root, "card", "--json", "--path", "src/*", "--lang", "python", "--limit", "1")
+    results = json.loads(out)["results"]
+    assert code == 0 and len(results) == 1 and results[0]["file"] == "src/shop/payments.py"
+    code, out = run(root, "cart", "--json", "--kind", "class")
+    assert code == 0 and all(
+        r["symbol"] in {"LineItem", "Cart"} for r in json.loads(out)["results"]
+    )
+    code, out = run(root, "cart total", "--json", "--min-score", "1")
+    assert json.loads(out) == {"results": []}
+
+
+def test_human_output_cites_lines(root: Path) -> None:
+    code, out = run(root, "validate card number")
+    assert code == 0
+    assert "src/shop/payments.py:" in out and "validate_card_number" in out
+    assert " def validate_card_number(number: str) -> bool:" in out
+
+
+def test_semantic_results_once_embedded(root: Path) -> None:
+    query = "is this plastic legit"  # no word of it is in the code
+    assert json.loads(run(root, query, "--json")[1]) == {"results": []}
+    project = open_project(root)
+    conn = connect(project.db_path)
+    embed_pending(conn, project.data_dir, create_provider("local"))
+    conn.close()
+    code, out = run(root, query, "--json")
+    assert code == 0 and json.loads(out)["results"]
+
+
+def test_missing_index_is_a_clear_error(tmp_path: Path) -> None:
+    code, out = run(tmp_path, "anything", "--json")
+    assert code == 1 and "repolens index" in json.loads(out)["error"]
