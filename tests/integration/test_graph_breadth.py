@@ -34,6 +34,7 @@ BREADTH = {
     "dart": ("dart",),
     "bash": ("bash",),
     "lua": ("lua",),
+    "elixir": ("elixir",),
 }
 
 

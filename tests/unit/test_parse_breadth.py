@@ -459,3 +459,46 @@ def test_lua_module_functions_and_requires() -> None:
         ("shop.util", "util", False),
         ("shop.setup", None, True),
     ]
+
+
+ELIXIR_SOURCE = """\
+defmodule Shop.OrderService do
+  @moduledoc "Places orders."
+  alias Shop.{Order, Repo}
+  alias Shop.Util.Money, as: Cash
+  import Shop.Logging
+  require Logger
+
+  @doc "Places one."
+  def place(cents) do
+    order = Order.new(cents)
+    audit(order)
+    cents |> Cash.format()
+  end
+
+  defp audit(order) when is_map(order), do: Repo.store(order)
+end
+"""
+
+
+def test_elixir_modules_functions_aliases() -> None:
+    parsed = _parse("elixir", "lib/shop/order_service.ex", ELIXIR_SOURCE)
+    assert _symbols(parsed) == {
+        ("module", "Shop.OrderService"),
+        ("function", "OrderService.place"),
+        ("function", "OrderService.audit"),
+    }
+    by_name = {s.name: s for s in parsed.symbols}
+    assert by_name["Shop.OrderService"].docstring == "Places orders."
+    assert by_name["place"].docstring == "Places one."
+    assert by_name["audit"].visibility == "private"
+    calls = _calls(parsed)
+    assert calls >= {("new", "Order"), ("audit", None), ("format", "Cash"), ("store", "Repo")}
+    assert ("place", None) not in calls and ("audit", None) in calls  # heads are not calls
+    assert [(i.module, i.alias, i.is_wildcard) for i in parsed.imports] == [
+        ("Shop.Order", "Order", False),
+        ("Shop.Repo", "Repo", False),
+        ("Shop.Util.Money", "Cash", False),
+        ("Shop.Logging", None, True),
+        ("Logger", None, False),
+    ]

@@ -6,6 +6,7 @@ from repolens.resolve import (
     c_family,
     csharp,
     dart,
+    elixir,
     golang,
     java,
     jvm_extra,
@@ -35,6 +36,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     dart.SPEC,
     shell_lua.BASH,
     shell_lua.LUA,
+    elixir.SPEC,
 )
 
 

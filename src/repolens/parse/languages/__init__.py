@@ -23,4 +23,5 @@ SPEC_MODULES: dict[str, str] = {
     "dart": "repolens.parse.languages.dart",
     "bash": "repolens.parse.languages.bash",
     "lua": "repolens.parse.languages.lua",
+    "elixir": "repolens.parse.languages.elixir",
 }
