@@ -2,10 +2,11 @@
 ends exactly where a clean full index does.
 
 Each round kills ``python -m repolens index --no-embed`` (and its parser processes) after a
-random delay, on either a fresh index or a tree just changed (edits, a new file, a
-deletion, a rename), then checks SQLite, graph and FTS consistency, runs an update, and
-compares symbols, edges and chunks with a full index of the same tree into a fresh data
-dir. ``REPOLENS_CRASH_ROUNDS`` sets the number of rounds (default 20).
+random delay, during a first full index, an incremental run over a changed tree (edits, a
+new file, a deletion, a rename) or a run that only re-hashes touched files. It then checks
+SQLite, graph and FTS consistency, runs an update, and compares symbols, edges and chunks
+with a full index of the same tree into a fresh data dir. ``REPOLENS_CRASH_ROUNDS`` sets
+the number of rounds (default 20).
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ def run_indexer(root: Path) -> subprocess.Popen[bytes]:
     )  # fmt: skip
 
 
+def wait_or_exit(proc: subprocess.Popen[bytes], delay: float) -> float | None:
+    """Sleep ``delay`` seconds; if the process ends first, how long it ran."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < delay:
+        if proc.poll() is not None:
+            return time.perf_counter() - started
+        time.sleep(0.01)
+    return None
+
+
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL the indexer and every parser process it started (one session)."""
     with contextlib.suppress(ProcessLookupError):
@@ -66,6 +77,13 @@ def mutate(root: Path, rng: random.Random, serial: int) -> None:
     )
 
 
+def touch(root: Path, rng: random.Random) -> None:
+    """Move mtimes on without changing content: every file is read again, none parsed."""
+    stamp = time.time_ns() + rng.randrange(1, 10**9)
+    for path in root.rglob("*.py"):
+        os.utime(path, ns=(stamp, stamp))
+
+
 def tree_key(root: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for path in sorted(root.rglob("*.py")):
@@ -85,21 +103,34 @@ def test_sigkill_at_random_points_then_update_matches_clean_index(tmp_path: Path
     full_run = time.perf_counter() - started
 
     killed_mid_run = 0
+    spent = {"kill": 0.0, "check": 0.0, "update": 0.0, "clean": 0.0}
+    # how long an unkilled run of each kind takes, learnt from runs that ended before the kill
+    lasts = {"fresh": full_run, "mutate": full_run, "touch": full_run}
     for seed in range(ROUNDS):
+        mark = time.perf_counter()
         rng = random.Random(seed)
-        if seed % 2 == 0:
+        kind = ("fresh", "mutate", "touch")[seed % 3]
+        if kind == "fresh":
             shutil.rmtree(project.data_dir)  # kill during a first, full index
-        else:
+        elif kind == "mutate":
             mutate(root, rng, seed)  # kill during an incremental run
+        else:
+            touch(root, rng)  # kill while files are re-hashed (same content)
         proc = run_indexer(root)
-        time.sleep(rng.uniform(0.05, full_run))
-        killed_mid_run += proc.poll() is None
+        ended = wait_or_exit(proc, rng.uniform(0.05, lasts[kind]))
+        if ended is None:
+            killed_mid_run += 1
+        else:
+            lasts[kind] = ended
         kill_group(proc)
+        mark = _lap(spent, "kill", mark)
 
         conn = connect(project.db_path)
         try:
             check_consistency(conn)
+            mark = _lap(spent, "check", mark)
             index_project(project, conn)
+            mark = _lap(spent, "update", mark)
             check_consistency(conn)
             got = take_snapshot(conn)
         finally:
@@ -108,9 +139,18 @@ def test_sigkill_at_random_points_then_update_matches_clean_index(tmp_path: Path
         if key not in clean:
             clean[key] = clean_snapshot(root, tmp_path / "clean")
         expected = clean[key]
+        _lap(spent, "clean", mark)
         for part in ("symbols", "edges", "chunks"):
             assert got[part] == expected[part], (
                 f"round {seed}: {part} differ: missing {sorted(expected[part] - got[part])[:5]},"
                 f" extra {sorted(got[part] - expected[part])[:5]}"
             )
+    print(f"\n{ROUNDS} rounds, {killed_mid_run} killed mid-run; full run {full_run:.1f}s;"
+          f" seconds spent: { {k: round(v, 1) for k, v in spent.items()} }")  # fmt: skip
     assert killed_mid_run >= ROUNDS // 2, "most kills must land while the indexer runs"
+
+
+def _lap(spent: dict[str, float], what: str, mark: float) -> float:
+    now = time.perf_counter()
+    spent[what] += now - mark
+    return now

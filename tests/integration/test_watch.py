@@ -178,7 +178,7 @@ def test_watch_cli_refuses_a_second_writer_and_obeys_stop(tmp_path: Path) -> Non
 
     try:
         assert next_event("catch-up")["index"]["parsed"] == 1  # type: ignore[index]
-        (root / "b.py").write_text("def b():\n    return a()\n")
+        (root / "b.py").write_text("from a import a\n\n\ndef b():\n    return a()\n")
         assert next_event("update")["index"]["parsed"] == 1  # type: ignore[index]
 
         second = _cli("update", "--json", "--no-embed", str(root))

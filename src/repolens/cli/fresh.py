@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import click
+from rich.status import Status
 
 from repolens.cli.common import (
     console,
@@ -105,16 +108,29 @@ def watch_command(
     if note and not as_json:
         err_console.print(f"[yellow]{note}; watching without embeddings[/]", markup=True)
     options = WatchOptions(debounce_ms=debounce_ms, force_polling=poll)
-    show = _json_line if as_json else _show
-    with open_index(project, as_json, readonly=False) as conn:
+    live = not as_json and console.is_terminal
+    with open_index(project, as_json, readonly=False) as conn, _status(live) as status:
+        show = _json_line if as_json else _shower(status)
+        progress = (lambda s, d, t: status.update(f"{s} {d}/{t}")) if status else None
         try:
-            watch_project(project, conn, on_event=show, embed=embedder, options=options)
+            watch_project(project, conn, on_event=show, embed=embedder, options=options,
+                          progress=progress)  # fmt: skip
         except lock.WriterBusy as exc:
             fail(str(exc), as_json)
         except KeyboardInterrupt:
             pass
     if not as_json:
         console.print("Stopped watching.")
+
+
+@contextmanager
+def _status(live: bool) -> Iterator[Status | None]:
+    """A live status line (the stage and count while an update runs) on a terminal."""
+    if not live:
+        yield None
+        return
+    with console.status("starting the watcher") as status:
+        yield status
 
 
 def _json_line(event: WatchEvent) -> None:
@@ -129,15 +145,20 @@ def _json_line(event: WatchEvent) -> None:
     print(json.dumps(data, default=str), flush=True)
 
 
-def _show(event: WatchEvent) -> None:
-    stamp = time.strftime("%H:%M:%S")
-    if event.kind == "ready":
-        console.print(f"{stamp} watching (Ctrl-C or `repolens stop` to end)")
-    elif event.kind == "error":
-        err_console.print(f"{stamp} [red]{event.error}[/]", markup=True)
-    elif event.report is not None:
-        what = "caught up" if event.kind == "catch-up" else f"{event.paths} changed path(s)"
-        console.print(f"{stamp} {what}: {_summary(event.report)}")
+def _shower(status: Status | None) -> Callable[[WatchEvent], None]:
+    def show(event: WatchEvent) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        if event.kind == "ready":
+            console.print(f"{stamp} watching (Ctrl-C or `repolens stop` to end)")
+        elif event.kind == "error":
+            err_console.print(f"{stamp} [red]{event.error}[/]", markup=True)
+        elif event.report is not None:
+            what = "caught up" if event.kind == "catch-up" else f"{event.paths} changed path(s)"
+            console.print(f"{stamp} {what}: {_summary(event.report)}")
+        if status is not None:
+            status.update(f"watching; last change handled at {stamp}")
+
+    return show
 
 
 @click.command("stop")

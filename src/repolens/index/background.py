@@ -56,7 +56,7 @@ class JobState:
 
 def make_embedder(project: Project) -> tuple[Embedder | None, str]:
     """An embedding step for the project's provider, or ``None`` and why not."""
-    from repolens.embed import EmbeddingError
+    from repolens.embed.base import EmbeddingError
     from repolens.index.embedding import embed_pending
     from repolens.index.providers import provider_for
 

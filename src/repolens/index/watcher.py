@@ -31,6 +31,7 @@ from repolens.index import lock
 from repolens.index.pipeline import (
     IndexCancelled,
     IndexReport,
+    ProgressCallback,
     discovery_options,
     index_project,
     relative_path,
@@ -144,6 +145,7 @@ def watch_project(
     on_event: Callable[[WatchEvent], None] | None = None,
     embed: Embedder | None = None,
     options: WatchOptions | None = None,
+    progress: ProgressCallback | None = None,
 ) -> None:
     """Be the project's writer and keep its index fresh until stopped (``should_stop``,
     ``repolens stop`` from anywhere, or the feed failing). Raises ``lock.WriterBusy``."""
@@ -154,7 +156,7 @@ def watch_project(
         watcher.start()
         try:
             watcher.ready.wait()
-            _Loop(project, conn, watcher, stop, on_event, embed).run(options.catch_up)
+            _Loop(project, conn, watcher, stop, on_event, embed, progress).run(options.catch_up)
         finally:
             watcher.close()
 
@@ -169,6 +171,7 @@ class _Loop:
     stop: StopCheck
     on_event: Callable[[WatchEvent], None] | None
     embed: Embedder | None
+    progress: ProgressCallback | None
 
     def emit(self, event: WatchEvent) -> None:
         if self.on_event:
@@ -202,9 +205,11 @@ class _Loop:
         started = time.perf_counter()
         try:
             if kind == "update":
-                report = update_paths(self.project, self.conn, paths, should_stop=self.stop)
+                report = update_paths(self.project, self.conn, paths, progress=self.progress,
+                                      should_stop=self.stop)  # fmt: skip
             else:
-                report = index_project(self.project, self.conn, should_stop=self.stop)
+                report = index_project(self.project, self.conn, progress=self.progress,
+                                       should_stop=self.stop)  # fmt: skip
         except IndexCancelled:
             return True  # the loop sees the stop and ends
         except Exception as exc:  # the watcher outlives one bad batch (retried, then dropped)
