@@ -155,19 +155,19 @@ class LocalProvider:
         if not encodings:
             return out
         order = np.argsort([-len(encoding.ids) for encoding in encodings], kind="stable")
-        batches = [order[i : i + self._batch_size] for i in range(0, len(order), self._batch_size)]
+        # Small inputs are split so that every worker gets a share.
+        size = min(self._batch_size, -(-len(order) // self._workers))
+        batches = [order[i : i + size] for i in range(0, len(order), size)]
         encoder = self._get_encoder()
 
         def run(batch: np.ndarray) -> None:
             out[batch] = _embed_batch(encoder, [encodings[i] for i in batch])
 
-        with _COMPUTE_LOCK:
-            if self._workers == 1 or len(batches) == 1:
-                for batch in batches:
-                    run(batch)
+        with _COMPUTE_LOCK, _single_threaded_blas():
+            if len(batches) == 1:
+                run(batches[0])
             else:
-                with _single_threaded_blas():
-                    list(self._get_pool().map(run, batches))
+                list(self._get_pool().map(run, batches))
         return out
 
     def _get_tokenizer(self) -> Tokenizer:
@@ -236,6 +236,10 @@ def _blas_controller() -> ThreadpoolController:
 
 @contextmanager
 def _single_threaded_blas() -> Iterator[None]:
-    """Keep BLAS to one thread while our worker threads run one batch per core."""
+    """Keep BLAS to one thread while our worker threads run one batch per core.
+
+    Besides scaling better on small matrices, this avoids a multi-threaded BLAS's
+    spin-waiting threads, which burn many times the CPU on a busy machine.
+    """
     with _blas_controller().limit(limits=1, user_api="blas"):
         yield
