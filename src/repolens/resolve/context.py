@@ -78,6 +78,7 @@ class Context:
         default_factory=dict
     )
     imported_files: dict[int, set[int]] = field(default_factory=dict)
+    constructors: dict[int, Sym | None] = field(default_factory=dict)  # class -> its own
     import_results: dict[int, ImportResult] = field(default_factory=dict)
     imports: Memo[int, Value] = field(init=False)  # import id -> what it binds
     targets: Memo[int, tuple[Value, str | None]] = field(init=False)  # import id -> module
@@ -86,6 +87,7 @@ class Context:
     mros: Memo[int, tuple[list[Value], bool]] = field(init=False)  # class id -> ancestry
     bindings: Memo[tuple[int, int, str, int], Value] = field(init=False)
     returns: Memo[int, Value] = field(init=False)  # function id -> what calling it gives
+    globals: Memo[tuple[int, str], Value] = field(init=False)  # (file, name) at module level
     owners: Memo[int, Sym | None] = field(init=False)  # detached method -> its type
 
     def __post_init__(self) -> None:
@@ -96,10 +98,8 @@ class Context:
         self.mros = Memo(self.cycles, ([], True))
         self.bindings = Memo(self.cycles, NONE_UNKNOWN)
         self.returns = Memo(self.cycles, NONE_UNKNOWN)
+        self.globals = Memo(self.cycles, NONE_UNKNOWN)
         self.owners = Memo(self.cycles, None)
-
-    def spec(self, file_id: int) -> LanguageSpec | None:
-        return self.spec_of.get(file_id)
 
     def layout(self, file_id: int) -> Layout | None:
         spec = self.spec_of.get(file_id)

@@ -71,7 +71,7 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
     """Steps 1-3: what the reference denotes, and its receiver's value (None if bare)."""
     file = ctx.file(ref.file_id)
     scope_id, exclude = definition_scope(ctx, ref)
-    spec = ctx.spec(ref.file_id)
+    spec = ctx.spec_of.get(ref.file_id)
     if ref.receiver is None and spec is not None:
         if ref.name in spec.class_self_names:
             return receivers.eval_receiver(ctx, file, scope_id, ref.name, ref.line), None
@@ -106,7 +106,7 @@ def _delegated_constructor(ctx: Context, scope_id: int, to_base: bool) -> Value:
 
 
 def resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
-    spec = ctx.spec(ref.file_id)
+    spec = ctx.spec_of.get(ref.file_id)
     if spec is None:
         return Outcome(reason="unknown")
     value, receiver = evaluate(ctx, ref)
@@ -135,7 +135,7 @@ def base_value(ctx: Context, ref: RefRow) -> Value:
     """A base class named by an ``extends``/``implements`` reference."""
     value, receiver = evaluate(ctx, ref)
     if value.kind == "none" and value.reason == "unknown" and receiver is None:
-        spec = ctx.spec(ref.file_id)
+        spec = ctx.spec_of.get(ref.file_id)
         if spec is not None:
             value = namematch.match(ctx, ref, spec, method=False)
     if value.kind == "class" or value.kind == "none":

@@ -7,7 +7,7 @@ walks are memoised per run and cut cycles (see ``Context``).
 
 from __future__ import annotations
 
-from repolens.resolve import receivers
+from repolens.resolve import receivers, scope
 from repolens.resolve.base import (
     NONE_EXTERNAL,
     NONE_UNKNOWN,
@@ -87,7 +87,7 @@ def _import_value(ctx: Context, imp: ImportRow) -> Value:
 
 
 def module_spec(ctx: Context, module: Module) -> LanguageSpec | None:
-    return ctx.spec(module.files[0]) if module.files else None
+    return ctx.spec_of.get(module.files[0]) if module.files else None
 
 
 def module_member(ctx: Context, module: Module, name: str) -> Value | None:
@@ -116,28 +116,25 @@ def _module_member(ctx: Context, module: Module, name: str) -> Value | None:
 
 
 def _reexported(ctx: Context, module: Module, name: str, spec: LanguageSpec) -> Value | None:
-    imports = [
-        imp
-        for fid in module.files
-        for imp in ctx.project.imports.get(fid, ())
-        if spec.imports_are_members or imp.is_reexport
-    ]
-    for imp in imports:
-        if not imp.is_wildcard and ctx.local_name(imp) == name:
-            value = import_value(ctx, imp)
-            if value.kind != "none" or value.reason == "external":
-                return value
-    for imp in imports:
-        starred = wildcard_member(ctx, imp, name) if imp.is_wildcard else None
-        if starred is not None:
-            return starred
+    for fid in module.files:
+        for _, _, binder in scope.module_table(ctx, ctx.file(fid)).get(name, ()):
+            if isinstance(binder, ImportRow) and (spec.imports_are_members or binder.is_reexport):
+                value = import_value(ctx, binder)
+                if value.kind != "none" or value.reason == "external":
+                    return value
+    for fid in module.files:
+        for imp in ctx.project.imports.get(fid, ()):
+            if imp.is_wildcard and (spec.imports_are_members or imp.is_reexport):
+                starred = wildcard_member(ctx, imp, name)
+                if starred is not None:
+                    return starred
     return None
 
 
 def wildcard_member(ctx: Context, imp: ImportRow, name: str) -> Value | None:
     """``name`` as brought in by a wildcard import (``from m import *``, ``export * from``,
     ``use m::*``, ``import a.b.*``), honouring ``__all__`` and private names."""
-    spec = ctx.spec(imp.file_id)
+    spec = ctx.spec_of.get(imp.file_id)
     target = import_target(ctx, imp)
     if target.kind == "none" or spec is None:
         return None
@@ -195,7 +192,7 @@ def _mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:
 def own_member(ctx: Context, cls: Sym, name: str) -> Sym | None:
     """A member defined in the class body, or beside it (Go methods, Rust ``impl``)."""
     found = ctx.project.members.get(cls.id, {}).get(name)
-    spec = ctx.spec(cls.file_id)
+    spec = ctx.spec_of.get(cls.file_id)
     if not found:
         qname = f"{cls.qname}.{name}"
         module = ctx.module_of(cls.file_id)
@@ -228,7 +225,7 @@ def class_member(ctx: Context, cls: Sym, name: str, *, skip_self: bool = False) 
 
 def field_binding(ctx: Context, cls: Sym, name: str) -> Value | None:
     """An attribute whose type the class states (``self.repo = Repo()``, ``repo: Repo``)."""
-    spec = ctx.spec(cls.file_id)
+    spec = ctx.spec_of.get(cls.file_id)
     keys = [f"{me}.{name}" for me in sorted(spec.self_names)] if spec else []
     keys.append(name)
     order, _ = mro(ctx, cls)
@@ -245,16 +242,27 @@ def field_binding(ctx: Context, cls: Sym, name: str) -> Value | None:
 def constructor(ctx: Context, cls: Sym, *, skip_self: bool = False) -> Value | None:
     """The constructor that instantiating ``cls`` runs (or, with ``skip_self``, that its
     ``super(...)`` runs), if the project defines one."""
-    spec = ctx.spec(cls.file_id)
-    if spec is None:
-        return None
     order, _ = mro(ctx, cls)
     for owner in order[1:] if skip_self else order:
         assert owner.sym is not None
-        for children in ctx.project.members.get(owner.sym.id, {}).values():
-            for sym in children:
-                if sym.kind == "constructor" or (
-                    sym.kind in FUNCTION_KINDS and sym.name in spec.constructor_names
-                ):
-                    return symbol_value(sym).via(owner)
+        own = _own_constructor(ctx, owner.sym)
+        if own is not None:
+            return symbol_value(own).via(owner)
     return None
+
+
+def _own_constructor(ctx: Context, cls: Sym) -> Sym | None:
+    if cls.id in ctx.constructors:
+        return ctx.constructors[cls.id]
+    spec = ctx.spec_of.get(cls.file_id)
+    found = None
+    for children in ctx.project.members.get(cls.id, {}).values() if spec else ():
+        for sym in children:
+            if sym.kind == "constructor" or (
+                spec is not None
+                and sym.kind in FUNCTION_KINDS
+                and sym.name in spec.constructor_names
+            ):
+                found = found or sym
+    ctx.constructors[cls.id] = found
+    return found

@@ -67,7 +67,11 @@ def _candidates(
     from_test = is_test_path(ctx.file(ref.file_id).path)
     found: dict[tuple[int, str], Sym] = {}  # overloads and accessor pairs count once
     for sym in ctx.project.by_name.get(ref.name, ()):
-        if sym.kind not in kinds or ctx.spec(sym.file_id) is not spec or sym.id == ref.source_id:
+        if (
+            sym.kind not in kinds
+            or ctx.spec_of.get(sym.file_id) is not spec
+            or sym.id == ref.source_id
+        ):
             continue  # `self.sock.send()` inside `send` delegates elsewhere
         if sym.file_id != ref.file_id and not _visible(ctx, ref, sym, spec, method, from_test):
             continue

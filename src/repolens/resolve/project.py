@@ -205,17 +205,17 @@ def _load_bases(conn: sqlite3.Connection) -> dict[int, list[RefRow]]:
 
 
 def load_refs(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> list[RefRow]:
-    """References of the given files (all files when None), grouped by file."""
+    """References of the given files (all files when None), in no particular order: each
+    is resolved on its own, and edges are compared as sets."""
     sql = (
         "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason FROM refs"
     )
     if file_ids is None:
-        return [RefRow(*r) for r in _rows(conn, sql + " ORDER BY file_id, line, col, id")]
+        return [RefRow(*r) for r in _rows(conn, sql)]
     refs: list[RefRow] = []
     for chunk in chunked(sorted(file_ids)):
         marks = ",".join("?" * len(chunk))
         refs.extend(RefRow(*r) for r in _rows(conn, f"{sql} WHERE file_id IN ({marks})", chunk))
-    refs.sort(key=lambda r: (r.file_id, r.line, r.col, r.id))
     return refs
 
 

@@ -178,7 +178,7 @@ def _impl_owner(ctx: Context, method: Sym) -> Sym | None:
 
 def _package_files(ctx: Context, file_id: int) -> list[int]:
     module = ctx.module_of(file_id)
-    spec = ctx.spec(file_id)
+    spec = ctx.spec_of.get(file_id)
     others = module.files if module is not None and spec and spec.package_scope else []
     return [file_id, *(f for f in others if f != file_id)]
 
@@ -214,7 +214,7 @@ def _head(
     types_only: bool,
 ) -> tuple[Value, str]:
     """The value of a receiver's first segment, and the call/subscript ops left on it."""
-    spec, layout = ctx.spec(file.id), ctx.layout(file.id)
+    spec, layout = ctx.spec_of.get(file.id), ctx.layout(file.id)
     name, ops = head.name, head.ops
     if spec is None or layout is None:
         return NONE_UNKNOWN, ops
@@ -371,7 +371,7 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
 def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
     """An instance of the type ``text`` names (``Optional[Repo]``, ``*Server``, ``&mut T``,
     ``"Repo"``), the class itself for ``type[Repo]``, or why it is not a project type."""
-    spec = ctx.spec(file.id)
+    spec = ctx.spec_of.get(file.id)
     head, as_class = normalize_type(text)
     if not head or spec is None:
         return NONE_UNKNOWN

@@ -39,7 +39,7 @@ def lookup_name(
     """What ``name`` denotes at ``line`` inside ``scope_id`` (ladder steps 1 and 2).
     In a type position (``types_only``) locals, parameters and fields are not candidates:
     ``store store.Store`` names the package ``store``, not the field being declared."""
-    spec = ctx.spec(file.id)
+    spec = ctx.spec_of.get(file.id)
     if spec is None:
         return NONE_UNKNOWN
     syms = ctx.project.syms
@@ -106,9 +106,7 @@ Binder = Value | ImportRow  # what binds a name at module level
 _NO_EXCLUDE = -1
 
 
-def _module_table(
-    ctx: Context, file: FileRow, spec: LanguageSpec
-) -> dict[str, list[tuple[int, int, Binder]]]:
+def module_table(ctx: Context, file: FileRow) -> dict[str, list[tuple[int, int, Binder]]]:
     """Name -> (line, symbol id or -1, binder) for every module-level binding of the file,
     by line: definitions, typed globals without a definition, and imports."""
     table = ctx.module_tables.get(file.id)
@@ -138,7 +136,21 @@ def module_scope(
     spec = ctx.spec_of.get(file.id)
     if spec is None:
         return NONE_UNKNOWN
-    entries = _module_table(ctx, file, spec).get(name)
+    if line is None and exclude is None:  # the common case: a use inside a function
+        key = (file.id, name)
+        return ctx.globals.get(key, lambda: _module_scope(ctx, file, spec, name, None, None))
+    return _module_scope(ctx, file, spec, name, line, exclude)
+
+
+def _module_scope(
+    ctx: Context,
+    file: FileRow,
+    spec: LanguageSpec,
+    name: str,
+    line: int | None,
+    exclude: int | None,
+) -> Value:
+    entries = module_table(ctx, file).get(name)
     if entries and exclude is not None:
         entries = [entry for entry in entries if entry[1] != exclude]
     if not entries:
