@@ -35,6 +35,7 @@ BREADTH = {
     "bash": ("bash",),
     "lua": ("lua",),
     "elixir": ("elixir",),
+    "web": ("vue", "svelte", "css", "scss", "less", "typescript"),
 }
 
 

@@ -502,3 +502,58 @@ def test_elixir_modules_functions_aliases() -> None:
         ("Shop.Logging", None, True),
         ("Logger", None, False),
     ]
+
+
+VUE_SOURCE = """\
+<template>
+  <OrderRow :order="order" />
+</template>
+
+<script setup lang="ts">
+import { ref } from 'vue'
+import OrderRow from './OrderRow.vue'
+// import Old from './Old.vue'
+export { helper } from '@/util'
+</script>
+
+<style lang="scss">
+@use '@/styles/theme' as t;
+@import 'a', 'b';
+</style>
+"""
+
+
+def test_vue_script_and_style_imports_keep_their_lines() -> None:
+    parsed = _parse("vue", "src/OrderList.vue", VUE_SOURCE)
+    assert [(i.module, i.name, i.alias, i.line) for i in parsed.imports] == [
+        ("vue", "ref", None, 6),
+        ("./OrderRow.vue", "default", "OrderRow", 7),
+        ("@/util", "helper", None, 9),
+        ("@/styles/theme", None, "t", 13),
+        ("a", None, None, 14),
+        ("b", None, None, 14),
+    ]
+
+
+def test_svelte_blocks() -> None:
+    source = "<script>\n  import Badge from './Badge.svelte';\n</script>\n<Badge />\n"
+    parsed = _parse("svelte", "src/Cart.svelte", source)
+    assert [(i.module, i.line) for i in parsed.imports] == [("./Badge.svelte", 2)]
+
+
+def test_stylesheet_imports_and_mixins() -> None:
+    scss = _parse("scss", "a.scss", "@use 'sass:math';\n@use 'src/corners' as c;\n"
+                  "@forward 'list';\n@mixin card($p) { padding: $p; }\n"
+                  ".x { @include card(1px); }\n")  # fmt: skip
+    assert [(i.module, i.alias, i.is_wildcard, i.is_reexport) for i in scss.imports] == [
+        ("sass:math", "math", False, False),
+        ("src/corners", "c", False, False),
+        ("list", None, True, True),
+    ]
+    assert _symbols(scss) == {("function", "card")}
+    assert _calls(scss) == {("card", None)}
+    css = _parse("css", "a.css", '@import url("base.css");\n/* @import "old.css"; */\n')
+    assert [(i.module, i.is_wildcard) for i in css.imports] == [("base.css", True)]
+    less = _parse("less", "a.less", '@import (reference) "mixins";\n.r(@x) { a: @x; }\n')
+    assert [i.module for i in less.imports] == ["mixins"]
+    assert _symbols(less) == {("function", "r")}

@@ -17,6 +17,7 @@ from repolens.resolve import (
     shell_lua,
     swift,
     typescript,
+    web_assets,
 )
 from repolens.resolve.base import LanguageSpec
 
@@ -37,6 +38,7 @@ SPECS: tuple[LanguageSpec, ...] = (
     shell_lua.BASH,
     shell_lua.LUA,
     elixir.SPEC,
+    web_assets.SPEC,
 )
 
 

@@ -24,4 +24,9 @@ SPEC_MODULES: dict[str, str] = {
     "bash": "repolens.parse.languages.bash",
     "lua": "repolens.parse.languages.lua",
     "elixir": "repolens.parse.languages.elixir",
+    "vue": "repolens.parse.languages.vue",
+    "svelte": "repolens.parse.languages.svelte",
+    "css": "repolens.parse.languages.css",
+    "scss": "repolens.parse.languages.scss",
+    "less": "repolens.parse.languages.less",
 }
