@@ -27,7 +27,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "graph"
-LANGUAGES = ["python", "typescript", "go", "java", "rust"]
+LANGUAGES = ["python", "typescript", "javascript", "go", "java", "rust"]
 MODULE = "<module>"
 
 

@@ -80,6 +80,7 @@ class LanguageSpec:
     super_calls_constructor: bool = False  # a bare `super(...)` runs the base constructor
     impls_anywhere: bool = False  # methods may be declared in any file (Rust `impl`)
     paths_first: bool = False  # path heads (`crate`, `super`) win over names in scope
+    param_name_last: bool = False  # `String name` (Java) rather than `name string` (Go)
 
 
 @dataclass(frozen=True, slots=True)

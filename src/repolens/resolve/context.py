@@ -79,6 +79,7 @@ class Context:
     )
     imported_files: dict[int, set[int]] = field(default_factory=dict)
     constructors: dict[int, Sym | None] = field(default_factory=dict)  # class -> its own
+    parameters: dict[int, frozenset[str]] = field(default_factory=dict)  # function -> names
     import_results: dict[int, ImportResult] = field(default_factory=dict)
     imports: Memo[int, Value] = field(init=False)  # import id -> what it binds
     targets: Memo[int, tuple[Value, str | None]] = field(init=False)  # import id -> module

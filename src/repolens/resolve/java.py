@@ -141,4 +141,5 @@ SPEC = LanguageSpec(
     package_scope=True,
     exported_only=True,
     super_calls_constructor=True,
+    param_name_last=True,
 )

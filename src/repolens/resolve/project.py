@@ -52,6 +52,7 @@ class Sym:
     is_static: bool
     decorators: str
     return_type: str
+    signature: str
 
 
 @dataclass(slots=True)
@@ -137,12 +138,12 @@ def load_project(conn: sqlite3.Connection) -> Project:
     for row in _rows(
         conn,
         "SELECT id, file_id, parent_id, kind, name, qualified_name, start_line, end_line,"
-        " is_exported, is_static, decorators, return_type FROM symbols"
+        " is_exported, is_static, decorators, return_type, signature FROM symbols"
         " ORDER BY file_id, start_line, start_col, id",
     ):
-        sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret = row
+        sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig = row
         sym = Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
-                  decos, ret)  # fmt: skip
+                  decos, ret, sig if kind in CALLABLE_KINDS else "")  # fmt: skip
         syms[sym.id] = sym
         if sym.kind == "file":
             files[sym.file_id].symbol = sym.id

@@ -307,8 +307,8 @@ def missing_member(ctx: Context, cls: Sym) -> Value:
 def value_type(ctx: Context, value: Value) -> Value:
     """What a variable holds: a typed local/field/variable becomes an instance (or class);
     a property gives its return type. Other values are returned unchanged."""
-    if value.kind == "local" and value.binding is not None:
-        return binding_value(ctx, value.binding).via(value)
+    if value.kind == "local":  # a parameter without a stated type: not known
+        return binding_value(ctx, value.binding).via(value) if value.binding else NONE_UNKNOWN
     if value.kind != "symbol" or value.sym is None:
         return value
     sym = value.sym

@@ -12,6 +12,7 @@ from __future__ import annotations
 from repolens.resolve import members
 from repolens.resolve.base import NONE_BUILTIN, NONE_UNKNOWN, LanguageSpec, Value
 from repolens.resolve.context import Context
+from repolens.resolve.params import parameter_names
 from repolens.resolve.project import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -88,7 +89,18 @@ def _local(
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
     if bindings:
         return Value("local", binding=_pick_binding(bindings, line))
+    if sym.kind in CALLABLE_KINDS and name in _parameters(ctx, sym):
+        return Value("local")  # an untyped parameter: shadows globals, type unknown
     return None
+
+
+def _parameters(ctx: Context, fn: Sym) -> frozenset[str]:
+    found = ctx.parameters.get(fn.id)
+    if found is None:
+        spec = ctx.spec_of.get(fn.file_id)
+        name_last = spec is not None and spec.param_name_last
+        found = ctx.parameters[fn.id] = parameter_names(fn.signature, name_last=name_last)
+    return found
 
 
 def _class_scope(

@@ -1,0 +1,84 @@
+"""Parameter names read from a function's signature text.
+
+A parameter shadows an import or a global of the same name (``def load(json): json.x()``
+is not the ``json`` module). Typed parameters arrive as bindings; untyped ones (most of
+Python and all of JavaScript) do not, so their names are read from the signature the
+parser stores. Reading is forgiving: a name too many only makes a global look local.
+"""
+
+from __future__ import annotations
+
+import re
+
+IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+MODIFIERS = frozenset(
+    {
+        "mut", "final", "private", "public", "protected", "readonly", "override", "const",
+        "ref", "out", "in", "params", "this", "var", "let", "async", "static", "inout",
+    }
+)  # fmt: skip
+OPEN, CLOSE = "([{<", ")]}>"
+
+
+def _depths(text: str) -> list[int]:
+    """Bracket depth before each character, ignoring quoted text and ``->``/``=>``."""
+    depths, depth, quote = [], 0, ""
+    for i, ch in enumerate(text):
+        depths.append(depth if not quote else -1)
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch in OPEN:
+            depth += 1
+        elif ch in CLOSE and depth and not (ch == ">" and text[i - 1 : i] in ("-", "=")):
+            depth -= 1
+    return depths
+
+
+def _groups(text: str) -> list[str]:
+    """Contents of the top-level ``(...)`` groups of a signature."""
+    found, start = [], 0
+    for i, depth in enumerate(_depths(text)):
+        if depth == 0 and text[i] == "(":
+            start = i + 1
+        elif depth == 1 and text[i] == ")":
+            found.append(text[start:i])
+    return found
+
+
+def _split(text: str, sep: str) -> list[str]:
+    parts, start = [], 0
+    for i, depth in enumerate(_depths(text)):
+        if depth == 0 and text[i] == sep:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _names(param: str, name_last: bool) -> list[str]:
+    param = param.strip().lstrip("*&.").strip()
+    head = _split(param, "=")[0] if "=>" not in param else param
+    if head.startswith(("{", "[", "(")):  # destructuring: every name in the pattern
+        return IDENT.findall(_split(head, ":")[0])
+    if ":" in head and "::" not in _split(head, ":")[0]:
+        head = _split(head, ":")[0]
+    words = [w for w in IDENT.findall(head) if w not in MODIFIERS and not w.startswith("@")]
+    words = [w for w in words if f"@{w}" not in head]  # Java annotations
+    if not words:
+        return []
+    return [words[-1] if name_last else words[0]]
+
+
+def parameter_names(signature: str, *, name_last: bool = False) -> frozenset[str]:
+    """Names a function's parameters bind. ``name_last``: the name follows its type
+    (``String name`` in Java) rather than leading (``name str`` in Go)."""
+    if "(" not in signature:  # `k = z =>`: a single bare arrow parameter
+        words = IDENT.findall(signature.split("=>", 1)[0].split("=", 1)[-1])
+        return frozenset(words[-1:])
+    found: set[str] = set()
+    for group in _groups(signature):
+        for param in _split(group, ","):
+            found.update(_names(param, name_last))
+    return frozenset(found)
