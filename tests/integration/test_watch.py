@@ -38,12 +38,12 @@ CLI = (
 class Running:
     """``watch_project`` in a thread, as a server runs it, with what it reported."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, polling: bool = False) -> None:
         self.project = project
         self.events: list[WatchEvent] = []
         self.stop = threading.Event()
         self.conn = connect(project.db_path)
-        options = WatchOptions(debounce_ms=3000, step_ms=150)
+        options = WatchOptions(debounce_ms=3000, step_ms=150, force_polling=polling)
         self.thread = threading.Thread(
             target=watch_project, args=(project, self.conn),
             kwargs={"should_stop": self.stop.is_set, "on_event": self.events.append,
@@ -96,7 +96,7 @@ def test_create_modify_atomic_save_rename_delete(running: Running) -> None:
     assert search(reader, "quokkas") == {"pkg/util.py"}, "search reflects the edit"
 
     temp = root / "pkg" / ".main.py.swp.tmp"  # an editor's atomic save: temp file, rename
-    temp.write_text(MAIN + "\n\ndef run2():\n    return other()\n")
+    temp.write_text("from pkg.util import other\n" + MAIN + "\n\ndef run2():\n    return other()\n")
     os.replace(temp, root / "pkg" / "main.py")
     running.wait_for(lambda: calls(reader, "other") == {"run2"}, "an atomic save")
     assert not any("swp" in p for p in running.paths())
@@ -116,6 +116,19 @@ def test_create_modify_atomic_save_rename_delete(running: Running) -> None:
     check_consistency(reader)
     clean = clean_snapshot(root, root.parent / "clean")
     assert snapshot(reader) == clean, "the watched index equals a clean index of the tree"
+
+
+def test_polling_for_filesystems_without_events(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.py").write_text("def a():\n    return 1\n")
+    watcher = Running(make_project(root), polling=True)
+    try:
+        (root / "a.py").write_text("def a():\n    return 1\n\n\ndef polled():\n    pass\n")
+        names = lambda: {r[0] for r in watcher.reader.execute("SELECT name FROM symbols")}  # noqa: E731
+        watcher.wait_for(lambda: "polled" in names(), "a polled change")
+    finally:
+        watcher.close()
 
 
 def test_ignored_paths_cause_no_work(running: Running) -> None:
@@ -147,7 +160,9 @@ def test_checkout_burst_is_one_batched_update(running: Running) -> None:
     expected = 1003
     running.wait_for(lambda: len(running.paths()) == expected, "1,000 files", timeout=60)
     running.wait_for(lambda: len(calls(running.reader, "helper")) == 1001, "1,001 callers")
-    updates = [e for e in running.events if e.kind == "update"][before:]
+    updated = lambda: [e for e in running.events if e.kind == "update"][before:]  # noqa: E731
+    running.wait_for(lambda: sum(e.report.parsed for e in updated() if e.report) == 1001, "events")
+    updates = updated()
     assert 1 <= len(updates) <= 3, f"{len(updates)} updates for one burst"
     assert sum(e.report.parsed for e in updates if e.report) == 1001
 

@@ -115,7 +115,7 @@ def watch_command(
         try:
             watch_project(project, conn, on_event=show, embed=embedder, options=options,
                           progress=progress)  # fmt: skip
-        except lock.WriterBusy as exc:
+        except (lock.WriterBusy, RuntimeError, OSError) as exc:
             fail(str(exc), as_json)
         except KeyboardInterrupt:
             pass
@@ -149,7 +149,8 @@ def _shower(status: Status | None) -> Callable[[WatchEvent], None]:
     def show(event: WatchEvent) -> None:
         stamp = time.strftime("%H:%M:%S")
         if event.kind == "ready":
-            console.print(f"{stamp} watching (Ctrl-C or `repolens stop` to end)")
+            how = f" by polling ({event.error})" if event.error else ""
+            console.print(f"{stamp} watching{how} (Ctrl-C or `repolens stop` to end)")
         elif event.kind == "error":
             err_console.print(f"{stamp} [red]{event.error}[/]", markup=True)
         elif event.report is not None:

@@ -170,7 +170,10 @@ class BackgroundIndexer:
                 "seconds": round(event.seconds, 3), "at": time.time()}  # fmt: skip
         if event.report is not None:
             data["report"] = asdict(event.report)
-        self._set(last_event=data, state="watching", error=event.error or self.state.error)
+        if event.kind == "ready" and event.error:
+            self._set(notes=[*self.state.notes, f"watching by polling: {event.error}"])
+        error = event.error if event.kind == "error" else self.state.error
+        self._set(last_event=data, state="watching", error=error)
 
     def _run(self, watch: bool) -> None:
         try:

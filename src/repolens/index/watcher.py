@@ -42,6 +42,7 @@ from repolens.project import Project
 RESCAN_NAMES = frozenset({GITIGNORE, REPOLENSIGNORE})
 MAX_ATTEMPTS = 3  # a batch that fails this often is dropped (and reported), not retried forever
 POLL_SECONDS = 0.2
+POLL_DELAY_MS = 300  # how often a polling watcher rescans the tree
 
 StopCheck = Callable[[], bool]
 Embedder = Callable[[StopCheck], Any]
@@ -53,7 +54,8 @@ class WatchDisabled(Exception):
 
 @dataclass(frozen=True, slots=True)
 class WatchEvent:
-    """What the watcher did: ``ready``, ``catch-up``, ``update``, ``rescan`` or ``error``."""
+    """What the watcher did: ``ready``, ``catch-up``, ``update``, ``rescan`` or ``error``.
+    On ``ready``, ``error`` says why the watcher polls instead of using OS events (if so)."""
 
     kind: str
     paths: int = 0
@@ -89,6 +91,7 @@ class Watcher:
         self._discovery = discovery_options(project)
         self._thread = threading.Thread(target=self._feed, name="repolens-watch", daemon=True)
         self.error: BaseException | None = None
+        self.polling_because = ""  # why the OS watcher gave way to polling, if it did
 
     def start(self) -> None:
         self._thread.start()
@@ -117,20 +120,37 @@ class Watcher:
         return rel is not None and not is_ignored_path(self.project.root, rel, self._discovery)
 
     def _feed(self) -> None:
+        """Run the OS watcher; when it cannot start (inotify watch limit, a filesystem
+        without events), poll instead rather than leave the index to go stale."""
         try:
-            for changes in watchfiles.watch(
-                self.project.root, watch_filter=self._keep, debounce=self.options.debounce_ms,
-                step=self.options.step_ms, stop_event=self._stop, rust_timeout=200,
-                yield_on_timeout=True, raise_interrupt=False,
-                force_polling=self.options.force_polling,
-            ):  # fmt: skip
-                self.ready.set()
-                if changes:
-                    self._changes.put({path for _, path in changes})
-        except Exception as exc:  # the loop reports it; a dead feed must not look idle
-            self.error = exc
+            self._watch(self.options.force_polling)
+        except Exception as exc:
+            if self.ready.is_set() or self.options.force_polling:
+                self.error = exc  # the loop reports it; a dead feed must not look idle
+            else:
+                self.polling_because = f"{type(exc).__name__}: {exc}"
+                try:
+                    self._watch(True)
+                except Exception as again:
+                    self.error = again
         finally:
             self.ready.set()
+
+    def _watch(self, polling: bool) -> None:
+        # A poller's first scan, the baseline it compares against, may lag its start: a
+        # change made before that scan would never be reported, so "ready" (after which
+        # the catch-up runs) waits a few poll periods.
+        settle = time.monotonic() + (3 * POLL_DELAY_MS / 1000 if polling else 0)
+        for changes in watchfiles.watch(
+            self.project.root, watch_filter=self._keep, debounce=self.options.debounce_ms,
+            step=self.options.step_ms, stop_event=self._stop, rust_timeout=200,
+            yield_on_timeout=True, raise_interrupt=False, force_polling=polling,
+            poll_delay_ms=POLL_DELAY_MS,
+        ):  # fmt: skip
+            if time.monotonic() >= settle:
+                self.ready.set()
+            if changes:
+                self._changes.put({path for _, path in changes})
 
     @property
     def alive(self) -> bool:
@@ -180,7 +200,7 @@ class _Loop:
     def run(self, catch_up: bool) -> None:
         if self.watcher.error is not None:
             raise self.watcher.error
-        self.emit(WatchEvent("ready"))
+        self.emit(WatchEvent("ready", error=self.watcher.polling_because))
         if catch_up:
             self._step("catch-up", set())
         retry: set[str] = set()
