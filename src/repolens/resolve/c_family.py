@@ -215,6 +215,7 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     self_names=frozenset({"this"}),
     implicit_members=True,
+    param_name_last=True,
     package_scope=True,
     class_scope_visible=True,
 )

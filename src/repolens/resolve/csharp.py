@@ -128,6 +128,7 @@ SPEC = LanguageSpec(
     self_names=frozenset({"this"}),
     constructor_names=frozenset(),
     implicit_members=True,
+    param_name_last=True,
     package_scope=True,
     class_scope_visible=True,
 )

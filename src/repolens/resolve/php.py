@@ -154,4 +154,5 @@ SPEC = LanguageSpec(
     class_self_names=frozenset({"self", "static"}),
     constructor_names=frozenset({"__construct"}),
     package_scope=True,
+    param_name_last=True,
 )

@@ -9,7 +9,8 @@ Conventions decided here (both languages):
   answers should point to (the resolver makes an included header stand for its sources).
 - ``static`` at file level is ``private`` (translation-unit local) and not exported.
 - ``#include "x.h"`` -> Import(module="x.h", wildcard); ``#include <x.h>`` keeps its angle
-  brackets (``module="<x.h>"``) so the resolver knows which search order applies.
+  brackets (``module="<x.h>"``) so the resolver knows which search order applies. In a
+  header, includes are also re-exports: what ``a.h`` includes reaches whoever includes it.
 """
 
 from __future__ import annotations
@@ -86,12 +87,15 @@ def includes(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     if target is None:
         return []
     text = node_text(target, src).strip()
+    header = path.endswith(HEADER_SUFFIXES)  # a header passes on what it includes
     if target.type == "string_literal":
-        return [ImportSpec(text.strip('"'), is_wildcard=True)]
+        return [ImportSpec(text.strip('"'), is_wildcard=True, is_reexport=header)]
     if target.type == "system_lib_string":
-        return [ImportSpec(text, is_wildcard=True)]
+        return [ImportSpec(text, is_wildcard=True, is_reexport=header)]
     return []  # `#include MACRO`: not a literal path
 
+
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp")
 
 _QUALIFIERS = ("const ", "volatile ", "struct ", "union ", "enum ", "class ", "typename ")
 

@@ -71,8 +71,10 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
         elif any(c.type == "enum_class_body" for c in node.named_children):
             sym.kind = "enum"
     parent = ctx.parent
-    if sym.kind == "function" and parent is not None and parent.kind in TYPE_KINDS:
-        sym.kind = "method"
+    if sym.kind == "function":
+        sym.signature = _header(sym.signature)
+        if parent is not None and parent.kind in TYPE_KINDS:
+            sym.kind = "method"
     visibility = next((v for v in _VISIBILITY if v in _modifiers(node, ctx.src)), "public")
     sym.visibility = visibility
     sym.is_exported = visibility in ("public", "internal")
@@ -81,6 +83,20 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
         d.split("(", 1)[0].rsplit(".", 1)[-1] for d in sym.decorators
     ):
         sym.kind = "test"
+
+
+def _header(signature: str) -> str:
+    """``fun f(x: Int): T = body`` -> ``fun f(x: Int): T``: the grammar marks no body field,
+    and a body left in the signature would read as more parameters."""
+    depth = 0
+    for i, ch in enumerate(signature):
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>" and depth:
+            depth -= 1
+        elif depth == 0 and (ch == "{" or signature.startswith(" = ", i)) and "(" in signature[:i]:
+            return signature[:i].rstrip()
+    return signature
 
 
 def _modifiers(node: Node, src: bytes) -> set[str]:
