@@ -4,6 +4,12 @@ An edge belongs to the file it is written in (``edges.file_id``), so re-resolvin
 replaces exactly its edges: references (``calls``, ``instantiates``, ``extends``...) from
 its code, ``overrides`` from its methods, and ``imports`` from its file symbol to the file
 symbols of the project modules it loads.
+
+Direction is always "the symbol whose code says it -> what it means": a caller -> its
+callee, a class -> its base (``extends``/``implements``), a method -> the base method it
+``overrides``, a decorated definition -> its decorator (``decorates``), a function -> the
+types of its parameters (``type_of``) and result (``returns``), a function passing a
+callback -> the callback (``references``). Module-level code is the file symbol.
 """
 
 from __future__ import annotations

@@ -11,25 +11,13 @@ from __future__ import annotations
 
 import builtins
 import configparser
-import sys
 from pathlib import Path
 
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
+from repolens.resolve.configs import read_toml
 from repolens.resolve.project import FileRow, ImportRow, Project
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
-
-
-def _read_toml(path: Path) -> dict[str, object]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}
 
 
 def _get(data: object, *keys: str) -> object:
@@ -47,7 +35,7 @@ def _list(data: object) -> list[object]:
 def _declared_dirs(project_dir: Path) -> list[str]:
     """Package directories a project's build configuration names, relative to it."""
     found: list[str] = []
-    pyproject = _read_toml(project_dir / "pyproject.toml")
+    pyproject = read_toml(project_dir / "pyproject.toml")
     package_dir = _get(pyproject, "tool", "setuptools", "package-dir")
     if isinstance(package_dir, dict) and isinstance(package_dir.get(""), str):
         found.append(package_dir[""])

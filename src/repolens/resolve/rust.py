@@ -11,7 +11,6 @@ outside the project.
 from __future__ import annotations
 
 import posixpath
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,12 +23,8 @@ from repolens.resolve.base import (
     Module,
     Value,
 )
+from repolens.resolve.configs import read_toml
 from repolens.resolve.project import FileRow, ImportRow, Project
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 STANDARD = frozenset({"std", "core", "alloc", "proc_macro", "test"})
 
@@ -60,10 +55,7 @@ def _crates(root: Path, dirs: set[str]) -> dict[str, Crate]:
 
 
 def _read_crate(root: Path, directory: str) -> Crate | None:
-    try:
-        data = tomllib.loads((root / directory / "Cargo.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
+    data = read_toml(root / directory / "Cargo.toml")
     package, lib = data.get("package"), data.get("lib")
     if not isinstance(package, dict) or not isinstance(package.get("name"), str):
         return None

@@ -1,0 +1,57 @@
+"""Receiver expressions and type annotations, read as text."""
+
+from __future__ import annotations
+
+import pytest
+
+from repolens.resolve.syntax import ARRAY, Segment, normalize_type, parse_receiver
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("self.repo", [Segment("self"), Segment("repo", sep=".")]),
+        ("super()", [Segment("super", "c")]),
+        ("a.b().c[]", [Segment("a"), Segment("b", "c", "."), Segment("c", "s", ".")]),
+        ("crate::models::Order", [Segment("crate"), Segment("models", sep="::"),
+                                  Segment("Order", sep="::")]),
+        ("Vec::<u8>::new()", [Segment("Vec"), Segment("new", "c", "::")]),
+        ("new Foo()", [Segment("Foo", "c")]),
+        ("this.items?.first!", [Segment("this"), Segment("items", sep="."),
+                                Segment("first", sep=".")]),
+        ('", "', [Segment("", literal=True)]),
+        ("[1, 2]", [Segment("", literal=True)]),
+    ],
+)  # fmt: skip
+def test_receivers_split_into_segments(text: str, expected: list[Segment]) -> None:
+    assert list(parse_receiver(text) or []) == expected
+
+
+@pytest.mark.parametrize("text", ["(a or b)", "x + y", "a.b c"])
+def test_expressions_that_are_not_access_chains_are_refused(text: str) -> None:
+    assert parse_receiver(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "head", "as_class"),
+    [
+        ("Optional[Repo]", "Repo", False),
+        ("Repo | None", "Repo", False),
+        ("'models.Repo'", "models.Repo", False),
+        ("type[Repo]", "Repo", True),
+        ("*pkg.Server", "pkg.Server", False),
+        ("&'a mut Store<T>", "Store", False),
+        ("Arc<Mutex<Store>>", "Store", False),
+        ("crate::store::Store", "crate.store.Store", False),
+        ("(*Server, error)", "Server", False),
+        ("list[Repo]", "list", False),
+        ("[]Repo", ARRAY, False),
+        ("Repo[]", ARRAY, False),
+        ("map[string]Repo", ARRAY, False),
+        ("Repo | Store", "", False),
+    ],
+)
+def test_types_reduce_to_the_name_whose_members_matter(
+    text: str, head: str, as_class: bool
+) -> None:
+    assert normalize_type(text) == (head, as_class)
