@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import statistics
 import sysconfig
 import time
@@ -50,14 +51,20 @@ def stdlib_chunks(count: int) -> list[str]:
 def timed(
     embed: Callable[[Sequence[str]], np.ndarray], texts: list[str], repeats: int
 ) -> tuple[float, np.ndarray]:
-    """Median items/s over ``repeats`` runs after a warm-up run; also the last vectors."""
+    """Median items/s over ``repeats`` runs after a warm-up run; also the last vectors.
+
+    CPU milliseconds per item (all threads of this process) are printed too: on a shared
+    machine they move less than wall time.
+    """
     vectors = embed(texts)
-    rates = []
+    rates, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         vectors = embed(texts)
         rates.append(len(texts) / (time.perf_counter() - start))
-    print(f"    runs: {', '.join(f'{rate:.1f}' for rate in rates)} /s")
+        cpu.append((time.process_time() - start_cpu) * 1000 / len(texts))
+    print(f"    runs: {', '.join(f'{rate:.1f}' for rate in rates)} /s; ", end="")
+    print(f"CPU {statistics.median(cpu):.0f} ms per item; load {os.getloadavg()[0]:.1f}")
     return statistics.median(rates), vectors
 
 

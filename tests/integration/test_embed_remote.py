@@ -295,8 +295,9 @@ def test_remote_windows_fit_max_chars_with_prefix(server: FakeEmbeddingServer) -
 
 
 def test_remote_default_window_is_four_chars_per_token_or_2000() -> None:
-    assert create_provider("ollama", "mxbai-embed-large").max_chars == 4 * 512  # type: ignore[attr-defined]
-    assert create_provider("ollama", "who-knows").max_chars == 2000  # type: ignore[attr-defined]
+    assert OllamaProvider("mxbai-embed-large").max_chars == 4 * 512
+    assert OllamaProvider("who-knows").max_chars == 2000
+    assert OllamaProvider("who-knows", max_chars=500).max_chars == 500
 
 
 # -- OpenAI-compatible -------------------------------------------------------------------

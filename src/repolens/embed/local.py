@@ -1,11 +1,11 @@
 """The default provider: all-MiniLM-L6-v2 run offline with numpy, no torch, no server.
 
 Importing this module is cheap: the tokenizer is loaded on the first ``windows`` call
-and the weights on the first embedding. Speed comes from three things. Texts are sorted
+and the weights on the first embedding. Speed comes from two things. Texts are sorted
 by length and padded per batch only to that batch's longest, so little work is spent on
 padding. Batches run on one worker thread per core with the BLAS itself kept to one
 thread: a transformer's matrices are too small for a multi-threaded BLAS to scale well,
-and numpy's element-wise work (GELU, softmax, LayerNorm) gets the second core too.
+and numpy's element-wise work (GELU, softmax, LayerNorm) gets every core too.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ import functools
 import itertools
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,10 +38,6 @@ if TYPE_CHECKING:
 
 DEFAULT_BATCH_SIZE = 32
 _SPECIAL_TOKENS = 2  # [CLS] and [SEP]
-
-# threadpoolctl's limit is process-wide, so forward passes of all providers take turns;
-# each one already uses every core.
-_COMPUTE_LOCK = threading.Lock()
 
 
 def default_workers() -> int:
@@ -163,7 +158,7 @@ class LocalProvider:
         def run(batch: np.ndarray) -> None:
             out[batch] = _embed_batch(encoder, [encodings[i] for i in batch])
 
-        with _COMPUTE_LOCK, _single_threaded_blas():
+        with _SINGLE_THREADED_BLAS:
             if len(batches) == 1:
                 run(batches[0])
             else:
@@ -226,6 +221,34 @@ def _load_encoder(files: ModelFiles) -> BertEncoder:
         raise ModelNotInstalledError(f"cannot load model weights {files.weights}: {exc}") from exc
 
 
+class _SingleThreadedBlas:
+    """Keep BLAS to one thread while our worker threads run one batch per core.
+
+    Besides scaling better on small matrices, this avoids a multi-threaded BLAS's
+    spin-waiting threads, which burn many times the CPU on a busy machine. The limit is
+    process-wide, so it is counted: set by the first embedding call in progress, restored
+    by the last, and concurrent calls (a query during indexing) never wait for each other.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._limit: Any = None
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._users == 0:
+                self._limit = _blas_controller().limit(limits=1, user_api="blas")
+            self._users += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0:
+                self._limit.restore_original_limits()
+                self._limit = None
+
+
 @functools.cache
 def _blas_controller() -> ThreadpoolController:
     """One controller per process: building it scans the loaded libraries (milliseconds)."""
@@ -234,12 +257,4 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-@contextmanager
-def _single_threaded_blas() -> Iterator[None]:
-    """Keep BLAS to one thread while our worker threads run one batch per core.
-
-    Besides scaling better on small matrices, this avoids a multi-threaded BLAS's
-    spin-waiting threads, which burn many times the CPU on a busy machine.
-    """
-    with _blas_controller().limit(limits=1, user_api="blas"):
-        yield
+_SINGLE_THREADED_BLAS = _SingleThreadedBlas()
