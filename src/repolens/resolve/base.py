@@ -27,6 +27,20 @@ class Module:
     parent: Module | None = None
 
 
+def dotted_module(modules: dict[str, Module], name: str) -> Module:
+    """The module ``a.b.c`` from ``modules``, created when missing together with its
+    parents ``a`` and ``a.b`` (namespace packages), each linked as its parent's child."""
+    module = modules.get(name)
+    if module is None:
+        module = modules[name] = Module(name)
+        if "." in name:
+            parent_name, _, last = name.rpartition(".")
+            parent = dotted_module(modules, parent_name)
+            module.parent = parent
+            parent.children[last] = module
+    return module
+
+
 @dataclass(frozen=True, slots=True)
 class ImportResult:
     """What an import specifier names: a project module and the member path inside it

@@ -13,7 +13,14 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, Value
+from repolens.resolve.base import (
+    ImportResult,
+    LanguageSpec,
+    Layout,
+    Module,
+    Value,
+    dotted_module,
+)
 from repolens.resolve.project import FileRow, ImportRow, Project
 
 SOURCE_ROOTS = ("src/main/java/", "src/test/java/", "src/main/kotlin/", "src/", "java/")
@@ -44,7 +51,7 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         package = _declared_package(project, f)
         if package is None:
             package = _package_from_path(f.path)
-        module = _ensure(packages, package)
+        module = dotted_module(packages, package)
         module.files.append(f.id)
         of_file[f.id] = module
         names[f.id] = f"{package}.{f.stem}" if package else f.stem
@@ -66,21 +73,6 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         return Value("module", module=root_package) if root_package is not None else None
 
     return Layout(packages, of_file, resolve_import, local_name, path_root, names)
-
-
-def _ensure(packages: dict[str, Module], name: str) -> Module:
-    """The package ``name``, creating it and its parents (``a``, ``a.b``) as needed."""
-    module = packages.get(name)
-    if module is None:
-        module = packages[name] = Module(name)
-        if name and "." in name:
-            parent_name, _, last = name.rpartition(".")
-            parent = _ensure(packages, parent_name)
-            module.parent = parent
-            parent.children[last] = module
-        elif name:
-            packages[name] = module
-    return module
 
 
 def local_name(imp: ImportRow) -> str | None:

@@ -13,7 +13,7 @@ import builtins
 import configparser
 from pathlib import Path
 
-from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
+from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, dotted_module
 from repolens.resolve.configs import read_toml
 from repolens.resolve.project import FileRow, ImportRow, Project
 
@@ -107,18 +107,6 @@ def module_name(path: str, roots: list[str]) -> str:
     return ".".join(parts)
 
 
-def _ensure(modules: dict[str, Module], name: str) -> Module:
-    module = modules.get(name)
-    if module is None:
-        module = modules[name] = Module(name)
-        if "." in name:
-            parent_name, _, last = name.rpartition(".")
-            parent = _ensure(modules, parent_name)
-            module.parent = parent
-            parent.children[last] = module
-    return module
-
-
 def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
     roots = package_roots(root, files)
     modules: dict[str, Module] = {}
@@ -128,7 +116,7 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         name = module_name(f.path, roots)
         if not name:
             continue
-        module = _ensure(modules, name)
+        module = dotted_module(modules, name)
         module.files.append(f.id)
         of_file[f.id] = module
         if f.stem == "__init__":
