@@ -9,6 +9,7 @@ definitions, calls and imports, not to the size of the tree.
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 
 from tree_sitter import Node, QueryCursor
 
@@ -27,6 +28,7 @@ from repolens.parse.text import (
 from repolens.parse.trivia import Trivia
 from repolens.parse.types import type_refs
 
+_POSITION = attrgetter("line", "col")
 _DOTTED = re.compile(r"[\w$#]+(?:(?:\.|::)[\w$#]+)*")
 
 
@@ -83,7 +85,7 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     handlers = engine.handlers
     for role, caps in rest:
         handlers[role](role, caps)
-    refs.sort(key=lambda r: (r.line, r.col))
+    refs.sort(key=_POSITION)
     out.references = refs
     engine.mark_exports()
 
@@ -160,17 +162,18 @@ class _Matches:
         node = caps[role][0]
         spec = self.spec
         name = one_line(node_text(caps["name"][0], self.src))
-        scope = self.table.enclosing(node.start_byte)
+        inner = self.table.enclosing(node.start_byte)
+        scope = inner
         head = name.split(".", 1)[0]
         member = "field" in caps
         if head != name:
             if head not in spec.self_names:
                 return  # `obj.x = ...` says nothing about a scope we track
-            scope = self.table.enclosing_type(scope)
+            scope = self.table.enclosing_type(inner)
         elif member:
-            scope = self.table.enclosing_type(scope)
+            scope = self.table.enclosing_type(inner)
             name = f"{spec.self_prefix}.{name}"
-        type_name, from_call = self._bound_type(caps, node, with_refs=not member)
+        type_name, from_call = self._bound_type(caps, node, inner)
         if not type_name or type_name in spec.builtin_types:
             return
         line = node.start_point[0] + 1
@@ -180,21 +183,23 @@ class _Matches:
             field = f"{spec.self_prefix}.{name}"
             bindings.append(Binding(scope, field, type_name, line, from_call))
 
-    def _bound_type(self, caps: Captures, node: Node, with_refs: bool) -> tuple[str, bool]:
-        """The type text a binding carries, and whether it is a callee's return type."""
-        if "bind.self" in caps:
-            return self._self_type(node), False
+    def _bound_type(self, caps: Captures, node: Node, source: int | None) -> tuple[str, bool]:
+        """The type text a binding carries, and whether it is a callee's return type.
+        An annotation also yields ``type_of`` references (from ``source``), unless the
+        ``@field`` pattern repeats one another pattern already reported."""
+        src = self.src
         if "bind.type" in caps:
             type_node = caps["bind.type"][0]
-            if with_refs:
-                source = self.table.enclosing(node.start_byte)
-                self.refs.extend(type_refs(self.spec, self.src, type_node, "type_of", source))
-            return self.spec.clean_type(one_line(node_text(type_node, self.src))), False
+            if "field" not in caps:
+                self.refs.extend(type_refs(self.spec, src, type_node, "type_of", source))
+            return self.spec.clean_type(one_line(node_text(type_node, src))), False
         if "bind.call" in caps:  # a callee, or a whole call where the grammar has no callee
-            return simplify_expr(node_text(caps["bind.call"][0], self.src)).removesuffix("()"), True
+            return simplify_expr(node_text(caps["bind.call"][0], src)).removesuffix("()"), True
         if "bind.new" in caps:
-            text = one_line(node_text(caps["bind.new"][0], self.src))
+            text = one_line(node_text(caps["bind.new"][0], src))
             return strip_generics(self.spec.clean_type(text)), False
+        if "bind.self" in caps:
+            return self._self_type(node), False
         return "", False
 
     def _self_type(self, node: Node) -> str:

@@ -25,6 +25,8 @@ from repolens.parse.text import (
 from repolens.parse.trivia import Trivia, decoration_text
 from repolens.parse.types import type_refs
 
+_NO_HERITAGE = FUNCTION_KINDS | {"variable", "constant", "field", "enum_member", "macro"}
+
 
 @dataclass(slots=True)
 class Definition:
@@ -75,26 +77,32 @@ def make_symbol(
         docstring=doc if doc is not None else trivia.doc_comment(top),
         decorators=tuple(one_line(decoration_text(d, src)) for d in decorations),
     )
+    _header_refs(spec, src, item, sym, decorations, len(symbols), refs)  # refine sees bases
     spec.refine(sym, DefContext(node, anchor, src, parent_sym, item.owner, item.trait))
     if parent_sym is not None and (not parent_sym.is_exported or parent_sym.kind in FUNCTION_KINDS):
         sym.is_exported = False
-    _header_refs(spec, src, item, sym, decorations, len(symbols), refs)
     return sym
 
 
 def _signature(spec: LanguageSpec, src: bytes, node: Node, start: int) -> str:
     """The declaration header: from the definition (after decorations) to its body."""
-    end = node.end_byte
-    value = node.child_by_field_name("value")  # `const f = () => {...}`: the arrow's body
-    for holder in (node, value) if value is not None else (node,):
-        body = next(filter(None, map(holder.child_by_field_name, spec.body_fields)), None)
-        if body is not None:
-            end = body.start_byte
-            break
+    body = _body(node, spec.body_fields)
+    if body is None:
+        value = node.child_by_field_name("value")  # `const f = () => {...}`: the arrow's body
+        body = _body(value, spec.body_fields) if value is not None else None
+    end = body.start_byte if body is not None else node.end_byte
     text = src[start:end].decode("utf-8", "replace")
     if end == node.end_byte:
         text = text.split("\n", 1)[0]
     return cap(one_line(text).rstrip(" :{=;"), SIGNATURE_MAX)
+
+
+def _body(node: Node, fields: tuple[str, ...]) -> Node | None:
+    for field in fields:
+        body = node.child_by_field_name(field)
+        if body is not None:
+            return body
+    return None
 
 
 def _header_refs(
@@ -112,6 +120,8 @@ def _header_refs(
     if item.returns is not None:
         sym.return_type = one_line(node_text(item.returns, src))
         refs.extend(type_refs(spec, src, item.returns, "returns", index))
+    if item.kind in _NO_HERITAGE:
+        return
     bases = []
     for kind, base in spec.heritage(item.node):
         text = one_line(node_text(base, src))

@@ -15,11 +15,13 @@ tree-sitter nodes keep no parent pointers, so every such step rescans from the r
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from repolens.parse.text import DOC_MAX, cap, clean_comment, node_text
 
-_WS = frozenset(b" \t\r\n")
+_NON_WS = re.compile(rb"[^ \t\r\n]")
 
 
 class Trivia:
@@ -30,43 +32,45 @@ class Trivia:
         self.comment_by_end_row: dict[int, Node] = {}
         for comment in comments:
             self.comment_by_end_row[comment.end_point[0]] = comment
-        self.deco_by_start = {d.start_byte: d for d in decorations}
-        self.deco_by_end = {d.end_byte: d for d in decorations}
+        # Chains are followed by dict lookups: each decoration is keyed by its start and by
+        # the first non-blank byte after it (where the next decoration or the def begins).
+        self.deco_by_start: dict[int, Node] = {}
+        self.deco_next: dict[int, int] = {}
+        self.deco_before: dict[int, Node] = {}
+        for deco in decorations:
+            found = _NON_WS.search(src, deco.end_byte)
+            after = found.start() if found else len(src)
+            self.deco_by_start[deco.start_byte] = deco
+            self.deco_next[deco.start_byte] = after
+            self.deco_before[after] = deco
 
     def decorations(self, node: Node, anchor: Node) -> tuple[list[Node], int]:
         """The decorations of a definition in source order, and where its header starts
         once leading decorations are skipped."""
+        start = node.start_byte
         if not self.deco_by_start:
-            return [], node.start_byte
+            return [], start
         found: dict[int, Node] = {}
-        header = self._leading(node.start_byte, found)
-        self._preceding(node.start_byte, found)
-        if anchor.start_byte != node.start_byte:
-            self._leading(anchor.start_byte, found)
-            self._preceding(anchor.start_byte, found)
+        header = self._chain(start, found)
+        if anchor.start_byte != start:
+            self._chain(anchor.start_byte, found)
+        if not found:
+            return [], header
         return [found[k] for k in sorted(found)], header
 
-    def _leading(self, pos: int, found: dict[int, Node]) -> int:
-        src = self.src
-        deco = self.deco_by_start.get(pos)
+    def _chain(self, pos: int, found: dict[int, Node]) -> int:
+        """Collect decorations leading at ``pos`` and right before it; return where the
+        leading ones end."""
+        deco = self.deco_before.get(pos)
         while deco is not None:
             found[deco.start_byte] = deco
-            pos = deco.end_byte
-            while pos < len(src) and src[pos] in _WS:
-                pos += 1
+            deco = self.deco_before.get(deco.start_byte)
+        deco = self.deco_by_start.get(pos)
+        while deco is not None:
+            found[pos] = deco
+            pos = self.deco_next[pos]
             deco = self.deco_by_start.get(pos)
         return pos
-
-    def _preceding(self, pos: int, found: dict[int, Node]) -> None:
-        src = self.src
-        while True:
-            while pos > 0 and src[pos - 1] in _WS:
-                pos -= 1
-            deco = self.deco_by_end.get(pos)
-            if deco is None:
-                return
-            found[deco.start_byte] = deco
-            pos = deco.start_byte
 
     def doc_comment(self, top: Node) -> str:
         """The comment block right above ``top`` (or before it on its first row)."""

@@ -71,7 +71,7 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
     if sym.kind == "function":
         _refine_function(sym, ctx)
     elif sym.kind == "class":
-        heads = {b.split("[", 1)[0].rsplit(".", 1)[-1] for b in _base_texts(ctx.node, ctx.src)}
+        heads = {b.split("[", 1)[0].rsplit(".", 1)[-1] for b in sym.bases}
         if heads & _ENUM_BASES:
             sym.kind = "enum"
         elif "Protocol" in heads:
@@ -88,8 +88,7 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
 
 def _refine_function(sym: Symbol, ctx: DefContext) -> None:
     parent = ctx.parent
-    first = ctx.node.child(0)
-    sym.is_async = first is not None and first.type == "async"
+    sym.is_async = sym.signature.startswith("async ")
     decorators = set(sym.decorators)
     sym.is_static = bool(decorators & _STATIC)
     in_class = parent is not None and parent.kind in TYPE_KINDS
@@ -107,10 +106,6 @@ def _refine_function(sym: Symbol, ctx: DefContext) -> None:
         sym.kind = "property"
     else:
         sym.kind = "method"
-
-
-def _base_texts(node: Node, src: bytes) -> list[str]:
-    return [node_text(base, src) for _, base in _heritage(node)]
 
 
 def _heritage(node: Node) -> list[tuple[str, Node]]:
@@ -136,7 +131,8 @@ def _docstring(node: Node, src: bytes) -> str | None:
     if string is None or string.type != "string":
         return ""
     parts = [node_text(c, src) for c in string.named_children if c.type == "string_content"]
-    return cap(inspect.cleandoc("".join(parts)), DOC_MAX)
+    text = "".join(parts)
+    return cap(inspect.cleandoc(text) if "\n" in text else text.strip(), DOC_MAX)
 
 
 def _imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
@@ -224,7 +220,6 @@ SPEC = LanguageSpec(
     heritage=_heritage,
     exports=_exports,
     clean_type=_clean_type,
-    wrapper_types=frozenset({"decorated_definition"}),
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"attribute"}),
     string_types=frozenset({"string"}),
