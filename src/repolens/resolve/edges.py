@@ -14,6 +14,7 @@ callback -> the callback (``references``). Module-level code is the file symbol.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from repolens.resolve import ladder, members
@@ -21,6 +22,8 @@ from repolens.resolve.base import PROVENANCE_RANK
 from repolens.resolve.context import Context
 from repolens.resolve.ladder import Outcome
 from repolens.resolve.project import CALLABLE_KINDS, CLASS_KINDS, FileRow, ImportRow, RefRow
+
+log = logging.getLogger(__name__)
 
 # source, target, kind, file, line, col, confidence, provenance, metadata
 EdgeRow = tuple[int, int, str, int, int, int, float, str, str]
@@ -58,9 +61,14 @@ def resolve_file(ctx: Context, file: FileRow, refs: list[RefRow]) -> FileResult:
 
 
 def _outcome(ctx: Context, ref: RefRow) -> Outcome:
+    """The ladder's answer; a failure on one odd reference costs that reference only."""
     try:
         return ladder.resolve_ref(ctx, ref)
-    except RecursionError:  # a pathological chain of definitions: say so, keep going
+    except RecursionError:  # a pathological chain of definitions
+        return Outcome(reason="unknown")
+    except Exception:
+        path = ctx.file(ref.file_id).path
+        log.warning("cannot resolve %s at %s:%d", ref.name, path, ref.line, exc_info=True)
         return Outcome(reason="unknown")
 
 

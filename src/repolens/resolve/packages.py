@@ -46,7 +46,8 @@ def _workspace_globs(root: Path) -> list[str]:
     if isinstance(lerna, list):
         globs.extend(g for g in lerna if isinstance(g, str))
     globs.extend(_pnpm_globs(root / "pnpm-workspace.yaml"))
-    return [g for g in globs if not g.startswith("!")]
+    # negations, and patterns reaching outside the project, name nothing we index
+    return [g for g in globs if g and not g.startswith(("!", "/")) and ".." not in g]
 
 
 def _pnpm_globs(path: Path) -> list[str]:
