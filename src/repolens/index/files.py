@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from repolens.index.lock import forget_inherited
 from repolens.parse import parse_source
-from repolens.parse.languages import SPEC_MODULES
 from repolens.parse.chunk import Chunk, chunk_file
+from repolens.parse.languages import SPEC_MODULES
 from repolens.parse.model import ParsedFile
 from repolens.store.graph import FileRecord
 
