@@ -329,18 +329,17 @@ def main() -> None:
         f"are pessimistic and noisy; CPU seconds and memory are the steadier figures."
     )
     binary = codegraph_binary(args.cache)
-    results = {}
     with tempfile.TemporaryDirectory(prefix="repolens-graph-") as scratch_name:
         scratch = Path(scratch_name)
         tools: list[Tool] = [Ours(), Theirs(binary)]
-        for name in names:
+        for name in names:  # each table as soon as it is known: sympy alone takes long
             codebase = CODEBASES[name]
             print(f"{name}: indexing, {args.runs} runs each ({load_line()})", flush=True)
-            results[name] = bench_codebase(
+            ours, theirs = bench_codebase(
                 codebase, codebase.fetch(args.cache), tools, args.runs, scratch
             )
-    for name, (ours, theirs) in results.items():
-        report(name, ours, theirs)
+            report(name, ours, theirs)
+            print(flush=True)
     print(f"\nend: {load_line()}")
 
 
