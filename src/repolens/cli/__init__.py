@@ -8,6 +8,7 @@ from repolens import __version__
 from repolens.cli.fresh import COMMANDS as FRESH_COMMANDS
 from repolens.cli.graph import COMMANDS as GRAPH_COMMANDS
 from repolens.cli.manage import COMMANDS as MANAGE_COMMANDS
+from repolens.cli.search import search_command
 from repolens.cli.serve import COMMANDS as SERVE_COMMANDS
 
 
@@ -17,7 +18,13 @@ def cli() -> None:
     """Code intelligence for AI coding agents: search, code graph, MCP server."""
 
 
-for command in [*MANAGE_COMMANDS, *FRESH_COMMANDS, *GRAPH_COMMANDS, *SERVE_COMMANDS]:
+for command in [
+    *MANAGE_COMMANDS,
+    *FRESH_COMMANDS,
+    search_command,
+    *GRAPH_COMMANDS,
+    *SERVE_COMMANDS,
+]:
     cli.add_command(command)
 
 
