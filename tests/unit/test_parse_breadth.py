@@ -182,6 +182,7 @@ module Shop
 
   class OrderService < BaseService
     include Logging
+    attr_reader :repo
 
     def initialize(repo)
       @repo = repo
@@ -212,6 +213,7 @@ def test_ruby_modules_mixins_and_requires() -> None:
         ("module", "Shop"), ("trait", "Shop.Logging"), ("class", "Shop.OrderService"),
         ("constructor", "Shop.OrderService.initialize"), ("method", "Shop.OrderService.place"),
         ("method", "Shop.OrderService.build"), ("method", "Shop.OrderService.helper"),
+        ("method", "Shop.OrderService.repo"),
     }  # fmt: skip
     by_name = {s.qualified_name: s for s in parsed.symbols}
     assert by_name["Shop.OrderService.build"].is_static

@@ -7,6 +7,8 @@ Conventions decided here:
 - ``def`` is a ``method`` inside a class or module (``constructor`` for ``initialize``), a
   ``function`` at top level; ``def self.x`` is a static ``method``. Methods after a bare
   ``private``/``protected`` line take that visibility.
+- ``attr_reader``/``attr_writer``/``attr_accessor :x`` define a ``method`` ``x`` each (an
+  accessor is a method in Ruby, called as one).
 - ``include``/``extend``/``prepend M`` in a class body are ``extends`` references (a
   mixin's methods are found like inherited ones); ``< Base`` is ``extends``.
 - ``Foo.new(...)`` is ``instantiates`` Foo; other ``x.m`` are calls on receiver ``x``; a bare
@@ -35,6 +37,8 @@ QUERY = f"""
 (module name: [(constant) (scope_resolution)] @name) @def.module
 (method name: (_) @name) @def.method
 (singleton_method name: (_) @name) @def.method
+(call !receiver method: (identifier) @_attr arguments: (argument_list
+  (simple_symbol) @name @def.method) (#match? @_attr "^attr_(reader|writer|accessor)$"))
 (body_statement (assignment left: (constant) @name) @def.constant)
 (program (assignment left: (constant) @name) @def.constant)
 
@@ -62,6 +66,12 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
     node = ctx.node
     if node.type == "singleton_method":
         sym.is_static = True
+    elif node.type == "simple_symbol":  # `attr_reader :cents`: a method named `cents`
+        sym.name = sym.name.lstrip(":")
+        sym.qualified_name = sym.qualified_name.rsplit(".", 1)[0] + "." + sym.name
+        call = node.parent.parent if node.parent is not None else None
+        keyword = call.child_by_field_name("method") if call is not None else None
+        sym.signature = f"{node_text(keyword, ctx.src)} :{sym.name}" if keyword else sym.name
     if sym.kind == "method":
         parent = ctx.parent
         if parent is None:
