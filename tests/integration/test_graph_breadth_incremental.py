@@ -1,0 +1,58 @@
+"""Incremental resolution equals full resolution for the breadth languages' layouts.
+
+Each case renames one definition that other files use (so edges must change), re-stores
+only that file, resolves incrementally, and compares everything resolution wrote with a
+fresh full index of the changed tree (``snapshot`` from the Python/TypeScript test).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_graph_accuracy import FIXTURES, index_tree, store_tree
+from test_graph_accuracy_incremental import snapshot
+from test_graph_breadth import BREADTH
+
+from repolens.parse import grammar_status
+from repolens.resolve import resolve
+
+# fixture -> (file, text, replacement)
+RENAMES = {
+    "c": ("src/util.c", "int add(int a, int b) {", "int add2(int a, int b) {"),
+    "cpp": ("src/store.cpp", "void Store::log(", "void Store::note("),
+    "csharp": ("src/Shop/Services/OrderService.Audit.cs", "void Audit(", "void Review("),
+    "php": ("src/Services/Repo.php", "function store(", "function keep("),
+    "ruby": ("lib/shop/order.rb", "def save", "def persist"),
+    "kotlin": ("src/main/kotlin/com/shop/service/BaseService.kt", "fun log(", "fun note("),
+    "swift": ("Sources/ShopCore/Repo.swift", "func store(", "func keep("),
+    "scala": ("src/main/scala/com/shop/service/BaseService.scala", "def log(", "def note("),
+    "dart": ("lib/src/logging.dart", "void log(", "void note("),
+    "bash": ("lib/log.sh", "log_info() {", "log_note() {"),
+    "lua": ("lua/shop/util.lua", "function M.format_price", "function M.fmt_price"),
+    "elixir": ("lib/shop/logging.ex", "def log(", "def note("),
+    "web": ("src/styles/_colors.scss", "@mixin tint(", "@mixin shade("),
+}
+
+
+@pytest.mark.parametrize("fixture", sorted(RENAMES))
+def test_incremental_equals_full(fixture: str, tmp_path: Path) -> None:
+    status = grammar_status()
+    if any(status.get(lang) != "ok" for lang in BREADTH[fixture]):
+        pytest.skip(f"grammars not loadable here for {fixture}")
+    root = tmp_path / "tree"
+    shutil.copytree(FIXTURES / fixture, root)
+    (root / "expected.toml").unlink()
+    conn, _ = index_tree(root, tmp_path / "incremental.db")
+    before = snapshot(conn)
+    path, old, new = RENAMES[fixture]
+    text = (root / path).read_text(encoding="utf-8")
+    assert old in text
+    (root / path).write_text(text.replace(old, new), encoding="utf-8")
+    ids = store_tree(conn, root, [path])
+    resolve(conn, root, ids)
+    fresh, _ = index_tree(root, tmp_path / "full.db")
+    after = snapshot(conn)
+    assert after["edges"] != before["edges"]
+    assert after == snapshot(fresh)
