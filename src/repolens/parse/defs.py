@@ -101,16 +101,7 @@ def build_symbols(
     for entry in ordered:
         entry.symbol = len(symbols)
         parent = _parent_symbol(entries, entry)
-        assert entry.name is not None  # owner blocks are never ordered
-        item = Definition(
-            entry.node,
-            entry.kind,
-            entry.name,
-            entry.anchor,
-            entry.owner,
-            entry.trait,
-            entry.returns,
-        )
+        item = entry.definition()
         symbols.append(make_symbol(spec, src, trivia, item, parent, symbols, references))
     _owner_refs(entries, references)
     return _scope_table(symbols, references, ordered)
@@ -125,9 +116,7 @@ def _entries(
         known = by_node.get(node.id)
         if "name" not in caps or (known is not None and kind in _WEAK_KINDS):
             continue  # a node matched as a function and as a variable is a function
-        anchor = node
-        while anchor.parent is not None and anchor.parent.type in spec.wrapper_types:
-            anchor = anchor.parent
+        anchor = _anchor(node, spec.wrapper_types) if spec.wrapper_types else node
         owner = caps.get("owner")
         returns = caps.get("returns")
         by_node[node.id] = _Entry(
@@ -154,6 +143,14 @@ def _entries(
         )
     entries.sort(key=lambda e: (e.node.start_byte, -e.node.end_byte))
     return entries
+
+
+def _anchor(node: Node, wrappers: frozenset[str]) -> Node:
+    """The outermost wrapper of a definition (``export``, a declaration list)."""
+    parent = node.parent
+    while parent is not None and parent.type in wrappers:
+        node, parent = parent, parent.parent
+    return node
 
 
 def _type_head(spec: LanguageSpec, text: str) -> str:

@@ -18,9 +18,9 @@ from repolens.parse.model import Binding, Import, ParsedFile, Reference
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, LanguageSpec
 from repolens.parse.text import (
+    expr_text,
     node_text,
-    one_line,
-    simplify_expr,
+    short_text,
     split_last,
     split_qualified,
     strip_generics,
@@ -29,6 +29,7 @@ from repolens.parse.trivia import Trivia
 from repolens.parse.types import type_refs
 
 _POSITION = attrgetter("line", "col")
+_REF_MAX = 120  # bytes: longer "names" passed as values are expressions, not callbacks
 _DOTTED = re.compile(r"[\w$#]+(?:(?:\.|::)[\w$#]+)*")
 
 
@@ -47,8 +48,9 @@ def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
     result.has_errors = tree.root_node.has_error
     try:
         _extract(grammar, source, tree.root_node, result)
-    except RecursionError as exc:  # pathological nesting: keep what we have, say why
-        result.error = f"extraction stopped: {exc}"
+    except Exception as exc:  # a spec hook meeting a tree shape it did not expect:
+        # one odd file must not stop an index; keep what was extracted and say why
+        result.error = f"extraction failed: {type(exc).__name__}: {exc}"
     return result
 
 
@@ -84,7 +86,10 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     engine = _Matches(grammar.spec, src, table, out, refs)
     handlers = engine.handlers
     for role, caps in rest:
-        handlers[role](role, caps)
+        try:
+            handlers[role](role, caps)
+        except Exception as exc:  # one odd node costs one record, not the file
+            out.error = out.error or f"extraction partial: {role}: {type(exc).__name__}: {exc}"
     refs.sort(key=_POSITION)
     out.references = refs
     engine.mark_exports()
@@ -126,10 +131,10 @@ class _Matches:
             name = src[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
             recv = caps.get("recv")
             if recv:
-                receiver = simplify_expr(node_text(recv[0], src))
+                receiver = expr_text(recv[0], src)
         elif "qname" in caps:
             name_node = caps["qname"][0]
-            text = strip_generics(simplify_expr(node_text(name_node, src)))
+            text = strip_generics(expr_text(name_node, src))
             name, receiver = split_qualified(text, self.spec.separator)
         else:
             return
@@ -150,6 +155,8 @@ class _Matches:
 
     def value_ref(self, role: str, caps: Captures) -> None:
         node = caps[role][0]
+        if node.end_byte - node.start_byte > _REF_MAX:
+            return  # an attribute of some long expression: not a callback's name
         text = node_text(node, self.src)
         if text in self.spec.skip_refs or not _DOTTED.fullmatch(text):
             return
@@ -161,7 +168,7 @@ class _Matches:
     def binding(self, role: str, caps: Captures) -> None:
         node = caps[role][0]
         spec = self.spec
-        name = one_line(node_text(caps["name"][0], self.src))
+        name = short_text(caps["name"][0], self.src)
         inner = self.table.enclosing(node.start_byte)
         scope = inner
         head = name.split(".", 1)[0]
@@ -192,11 +199,11 @@ class _Matches:
             type_node = caps["bind.type"][0]
             if "field" not in caps:
                 self.refs.extend(type_refs(self.spec, src, type_node, "type_of", source))
-            return self.spec.clean_type(one_line(node_text(type_node, src))), False
+            return self.spec.clean_type(short_text(type_node, src)), False
         if "bind.call" in caps:  # a callee, or a whole call where the grammar has no callee
-            return simplify_expr(node_text(caps["bind.call"][0], src)).removesuffix("()"), True
+            return expr_text(caps["bind.call"][0], src).removesuffix("()"), True
         if "bind.new" in caps:
-            text = one_line(node_text(caps["bind.new"][0], src))
+            text = short_text(caps["bind.new"][0], src)
             return strip_generics(self.spec.clean_type(text)), False
         if "bind.self" in caps:
             return self._self_type(node), False

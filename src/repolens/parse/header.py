@@ -18,6 +18,7 @@ from repolens.parse.text import (
     cap,
     node_text,
     one_line,
+    short_text,
     simplify_expr,
     split_qualified,
     strip_generics,
@@ -75,7 +76,7 @@ def make_symbol(
         parent=parent,
         signature=_signature(spec, src, node, header_start),
         docstring=doc if doc is not None else trivia.doc_comment(top),
-        decorators=tuple(one_line(decoration_text(d, src)) for d in decorations),
+        decorators=tuple(decoration_text(d, src) for d in decorations),
     )
     _header_refs(spec, src, item, sym, decorations, len(symbols), refs)  # refine sees bases
     spec.refine(sym, DefContext(node, anchor, src, parent_sym, item.owner, item.trait))
@@ -91,7 +92,7 @@ def _signature(spec: LanguageSpec, src: bytes, node: Node, start: int) -> str:
         value = node.child_by_field_name("value")  # `const f = () => {...}`: the arrow's body
         body = _body(value, spec.body_fields) if value is not None else None
     end = body.start_byte if body is not None else node.end_byte
-    text = src[start:end].decode("utf-8", "replace")
+    text = src[start : min(end, start + 4 * SIGNATURE_MAX)].decode("utf-8", "replace")
     if end == node.end_byte:
         text = text.split("\n", 1)[0]
     return cap(one_line(text).rstrip(" :{=;"), SIGNATURE_MAX)
@@ -118,13 +119,13 @@ def _header_refs(
     for text, deco in zip(sym.decorators, decorations, strict=True):
         _add_ref(refs, "decorates", simplify_expr(text), deco, index, spec.separator)
     if item.returns is not None:
-        sym.return_type = one_line(node_text(item.returns, src))
+        sym.return_type = short_text(item.returns, src)
         refs.extend(type_refs(spec, src, item.returns, "returns", index))
     if item.kind in _NO_HERITAGE:
         return
     bases = []
     for kind, base in spec.heritage(item.node):
-        text = one_line(node_text(base, src))
+        text = short_text(base, src)
         bases.append(text)
         _add_ref(refs, kind, strip_generics(simplify_expr(text)), base, index, spec.separator)
     sym.bases = tuple(bases)

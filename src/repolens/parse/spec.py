@@ -5,7 +5,11 @@ A language is data, not a subclass: one tree-sitter query whose patterns are tag
 import shapes). The generic engine runs the query once per file in C and turns each match
 into records according to its role.
 
-Role captures (exactly one per pattern; the engine dispatches on it):
+Role captures (exactly one per pattern; the engine dispatches on it). Patterns of one role
+must not match the same node twice (there is no de-duplication), except definitions: a
+node matched as a function and as a variable (``const f = () => ...``) is the function.
+Binding names with a dot (``self.x``) are kept only when the head is in ``self_names``; a
+plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
 
 ``@def.<kind>``  a definition node; sub-captures ``@name`` (required), ``@owner`` (a type
                  the definition belongs to although it is not nested in it, e.g. a Go
@@ -18,7 +22,8 @@ Role captures (exactly one per pattern; the engine dispatches on it):
 ``@ref``         a bare identifier or attribute chain used as a value (callbacks).
 ``@bind``        a typed name; ``@name`` plus one of ``@bind.type`` (annotation, also emits
                  ``type_of`` references), ``@bind.call`` (callee whose return type is meant)
-                 or ``@bind.new`` (instantiated type). An extra ``@field`` capture marks a
+                 or ``@bind.new`` (instantiated type), or ``@bind.self`` (a ``self``
+                 parameter: bound to the method's type). An extra ``@field`` capture marks a
                  member of the enclosing type declared elsewhere (a TypeScript constructor
                  parameter property): it is bound as ``<self_prefix>.<name>`` in the type's
                  scope, and emits no ``type_of`` (another pattern covers the annotation).

@@ -16,6 +16,8 @@ _BRACKETS = {"(": ")", "[": "]"}
 _CLOSERS = frozenset(")]")
 _QUOTES = frozenset("\"'`")
 RECEIVER_MAX = 80
+SCAN_MAX = 400  # bytes of an expression scanned for a receiver
+SHORT_MAX = 200  # characters kept of a decorator, base or type as written
 SIGNATURE_MAX = 240
 DOC_MAX = 500
 
@@ -42,35 +44,52 @@ def simplify_expr(text: str) -> str:
 
     Argument lists and subscripts are emptied (``a.b(x).c[i]`` -> ``a.b().c[]``) and
     whitespace dropped, so chained calls read as ``a.b()``; this is a string scan rather
-    than a tree walk because receivers are short and usually already simple.
+    than a tree walk because receivers are short and usually already simple. Text cut off
+    inside brackets (see ``expr_text``) gets its outer bracket closed.
     """
     if _SIMPLE.fullmatch(text):
         return text
     out: list[str] = []
-    depth = 0
+    closers: list[str] = []
     quote = ""
     for ch in text:
         if quote:
             if ch == quote:
                 quote = ""
-            if depth == 0:
+            if not closers:
                 out.append(ch)
-            continue
-        if ch in _QUOTES:
+        elif ch in _QUOTES:
             quote = ch
-            if depth == 0:
+            if not closers:
                 out.append(ch)
         elif ch in _BRACKETS:
-            if depth == 0:
+            if not closers:
                 out.append(ch)
-            depth += 1
+            closers.append(_BRACKETS[ch])
         elif ch in _CLOSERS:
-            depth = max(depth - 1, 0)
-            if depth == 0:
+            if closers:
+                closers.pop()
+            if not closers:
                 out.append(ch)
-        elif depth == 0 and not ch.isspace():
+        elif not closers and not ch.isspace():
             out.append(ch)
+    if closers:
+        out.append(closers[0])
     return cap("".join(out), RECEIVER_MAX)
+
+
+def expr_text(node: Node, src: bytes) -> str:
+    """``simplify_expr`` of a node, reading at most ``SCAN_MAX`` bytes of it: a receiver
+    can be a huge literal, and chained calls would otherwise rescan it once per link."""
+    start, end = node.start_byte, node.end_byte
+    return simplify_expr(src[start : min(end, start + SCAN_MAX)].decode("utf-8", "replace"))
+
+
+def short_text(node: Node, src: bytes, limit: int = SHORT_MAX) -> str:
+    """A node's text on one line, capped: decorators, bases, types as written."""
+    start, end = node.start_byte, node.end_byte
+    text = src[start : min(end, start + 2 * limit)].decode("utf-8", "replace")
+    return cap(one_line(text), limit)
 
 
 def split_qualified(text: str, separator: str) -> tuple[str, str | None]:

@@ -19,7 +19,9 @@ import re
 
 from tree_sitter import Node
 
-from repolens.parse.text import DOC_MAX, cap, clean_comment, node_text
+from repolens.parse.text import DOC_MAX, cap, clean_comment, node_text, short_text
+
+DECORATION_MAX = 200
 
 _NON_WS = re.compile(rb"[^ \t\r\n]")
 
@@ -109,8 +111,9 @@ class Trivia:
 
 
 def decoration_text(node: Node, src: bytes) -> str:
-    """A decoration as written, without ``@`` or ``#[...]``: ``app.route("/x")``."""
-    text = node_text(node, src).strip()
+    """A decoration as written, on one line and capped, without ``@`` or ``#[...]``:
+    ``app.route("/x")``."""
+    text = short_text(node, src, DECORATION_MAX)
     if text.startswith("#"):
         text = text.lstrip("#!").removeprefix("[").removesuffix("]")
     return text.removeprefix("@").strip()
