@@ -155,6 +155,12 @@ def test_module_level_binding_and_optional_types() -> None:
     assert Binding(1, "s", "Store", 2) in parsed.bindings
 
 
+def test_signature_leaves_out_comments() -> None:
+    src = b"def f(a,  # the first\n      b: int = 2):  # trailing\n    return a\n"
+    (sym,) = parse_source("m.py", "python", src).symbols
+    assert sym.signature == "def f(a, b: int = 2)"
+
+
 def test_syntax_error_keeps_what_parsed() -> None:
     src = (
         b"def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass Fine:\n    def m(self): ...\n"

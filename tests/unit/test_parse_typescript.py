@@ -181,6 +181,24 @@ export function App({ user }: Props): JSX.Element {
     assert parsed.imports == [Import("react", 1, name="default", alias="React")]
 
 
+def test_ts_type_members_and_function_types() -> None:
+    src = b"""type Props = { title: string; repo: Repo };
+export const EMPTY: Readonly<Observer> & { closed: true } = { closed: true };
+function on(cb: (event: Event, extra?: Extra) => void): void {}
+"""
+    parsed = parse_source("t.ts", "typescript", src)
+    got = [(s.kind, s.qualified_name) for s in parsed.symbols]
+    assert got == [
+        ("type_alias", "Props"),
+        ("field", "Props.title"),
+        ("field", "Props.repo"),
+        ("constant", "EMPTY"),  # its type literal's `closed` is not a symbol
+        ("function", "on"),
+    ]
+    type_of = {r.name for r in parsed.references if r.kind == "type_of"}
+    assert type_of == {"Repo", "Observer", "Event", "Extra"}  # not the parameter names
+
+
 def test_ts_syntax_error_and_non_utf8() -> None:
     src = b"export class Ok { m(): void {} }\nfunction broken( {\nexport function later() {}\n"
     parsed = parse_source("bad.ts", "typescript", src)

@@ -74,7 +74,7 @@ def make_symbol(
         start_col=start_col,
         end_col=end_col,
         parent=parent,
-        signature=_signature(spec, src, node, header_start),
+        signature=_signature(spec, trivia, node, header_start),
         docstring=doc if doc is not None else trivia.doc_comment(top),
         decorators=tuple(decoration_text(d, src) for d in decorations),
     )
@@ -85,14 +85,14 @@ def make_symbol(
     return sym
 
 
-def _signature(spec: LanguageSpec, src: bytes, node: Node, start: int) -> str:
+def _signature(spec: LanguageSpec, trivia: Trivia, node: Node, start: int) -> str:
     """The declaration header: from the definition (after decorations) to its body."""
     body = _body(node, spec.body_fields)
     if body is None:
         value = node.child_by_field_name("value")  # `const f = () => {...}`: the arrow's body
         body = _body(value, spec.body_fields) if value is not None else None
     end = body.start_byte if body is not None else node.end_byte
-    text = src[start : min(end, start + 4 * SIGNATURE_MAX)].decode("utf-8", "replace")
+    text = trivia.text_without_comments(start, min(end, start + 4 * SIGNATURE_MAX))
     if end == node.end_byte:
         text = text.split("\n", 1)[0]
     return cap(one_line(text).rstrip(" :{=;"), SIGNATURE_MAX)

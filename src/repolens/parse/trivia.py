@@ -15,6 +15,7 @@ tree-sitter nodes keep no parent pointers, so every such step rescans from the r
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from tree_sitter import Node
@@ -34,6 +35,7 @@ class Trivia:
         self.comment_by_end_row: dict[int, Node] = {}
         for comment in comments:
             self.comment_by_end_row[comment.end_point[0]] = comment
+        self.comment_spans = sorted((c.start_byte, c.end_byte) for c in comments)
         # Chains are followed by dict lookups: each decoration is keyed by its start and by
         # the first non-blank byte after it (where the next decoration or the def begins).
         self.deco_by_start: dict[int, Node] = {}
@@ -73,6 +75,20 @@ class Trivia:
             pos = self.deco_next[pos]
             deco = self.deco_by_start.get(pos)
         return pos
+
+    def text_without_comments(self, start: int, end: int) -> str:
+        """Source text of ``[start, end)`` with the comments inside it left out (a header
+        such as ``def f(a,  # note`` reads as code only)."""
+        spans = self.comment_spans
+        i = bisect.bisect_left(spans, (start, start))
+        pieces: list[bytes] = []
+        pos = start
+        while i < len(spans) and spans[i][0] < end:
+            pieces.append(self.src[pos : spans[i][0]])
+            pos = min(spans[i][1], end)
+            i += 1
+        pieces.append(self.src[pos:end])
+        return b"".join(pieces).decode("utf-8", "replace")
 
     def doc_comment(self, top: Node) -> str:
         """The comment block right above ``top`` (or before it on its first row)."""

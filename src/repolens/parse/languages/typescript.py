@@ -23,11 +23,14 @@ QUERY = (
 (enum_body (property_identifier) @name @def.enum_member)
 (enum_body (enum_assignment name: (_) @name) @def.enum_member)
 (internal_module name: (_) @name) @def.namespace
-(method_signature name: (_) @name {_RET}) @def.method
+(interface_body (method_signature name: (_) @name {_RET}) @def.method)
+(type_alias_declaration value: (object_type
+  (method_signature name: (_) @name {_RET}) @def.method))
 (abstract_method_signature name: (_) @name {_RET}) @def.method
 (function_signature name: (_) @name {_RET}) @def.function
 (public_field_definition name: (_) @name) @def.field
-(property_signature name: (_) @name) @def.field
+(interface_body (property_signature name: (_) @name) @def.field)
+(type_alias_declaration value: (object_type (property_signature name: (_) @name) @def.field))
 
 (variable_declarator name: (identifier) @name {_TYPED}) @bind
 (required_parameter pattern: (identifier) @name {_TYPED}) @bind
@@ -37,7 +40,9 @@ QUERY = (
 (public_field_definition name: (property_identifier) @name {_TYPED}) @bind
 (public_field_definition !type name: (property_identifier) @name
   value: (new_expression constructor: (_) @bind.new)) @bind
-(property_signature name: (property_identifier) @name {_TYPED}) @bind
+(interface_body (property_signature name: (property_identifier) @name {_TYPED}) @bind)
+(type_alias_declaration value: (object_type
+  (property_signature name: (property_identifier) @name {_TYPED}) @bind))
 (type_alias_declaration value: (_) @type_of)
 """
     + es.CALLS
@@ -81,8 +86,8 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         wrapper_types=frozenset(
             {"export_statement", "lexical_declaration", "variable_declaration"}
         ),
-        name_types=frozenset({"type_identifier", "identifier"}),
-        qualified_types=frozenset({"nested_type_identifier", "member_expression"}),
+        name_types=frozenset({"type_identifier"}),  # not `identifier`: parameter names
+        qualified_types=frozenset({"nested_type_identifier"}),
         builtin_types=_BUILTIN_TYPES,
         self_names=frozenset({"this"}),
         self_prefix="this",
