@@ -28,7 +28,11 @@ _AS_P = 0.3275911
 _AS_COEFFS = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 
 _ROW_BLOCK = 256
-"""Rows per element-wise block: 256 x 1536 float32 is 1.5 MB, which stays in L2."""
+"""Rows per feed-forward GEMM block: large enough for an efficient GEMM (measured best)."""
+
+_GELU_ROWS = 32
+"""Rows per GELU slice: its four 32 x 1536 float32 arrays (768 KB) stay in a core's L2,
+which made GELU twice as fast as on whole 256-row blocks."""
 
 _ATTENTION_SCORES_BUDGET = 1 << 20
 """Attention scores computed at once (floats): 4 MB, so a group of sequences stays in cache."""
@@ -207,17 +211,21 @@ def _load_layer(get: Any, prefix: str, config: BertConfig) -> _Layer:
 
 
 def _feed_forward(x: F32, layer: _Layer, eps: float) -> F32:
-    """LayerNorm(x + W2 gelu(W1 x)), one row block at a time so the 4x-wide middle stays in L2."""
+    """LayerNorm(x + W2 gelu(W1 x)), one row block at a time so the 4x-wide middle stays
+    in cache; GELU runs on smaller slices still, as its twenty passes are memory-bound."""
     out = np.empty_like(x)
     rows = min(_ROW_BLOCK, x.shape[0])
     middle = np.empty((rows, layer.ff1_w.shape[1]), dtype=np.float32)
-    scratch = (np.empty_like(middle), np.empty_like(middle), np.empty_like(middle))
+    gelu_rows = min(_GELU_ROWS, rows)
+    scratch = [np.empty((gelu_rows, middle.shape[1]), dtype=np.float32) for _ in range(3)]
     for start in range(0, x.shape[0], rows):
         n = min(rows, x.shape[0] - start)
         block_in, block_out = x[start : start + n], out[start : start + n]
         mid = np.matmul(block_in, layer.ff1_w, out=middle[:n])
         mid += layer.ff1_b
-        _gelu_inplace(mid, *(buf[:n] for buf in scratch))
+        for sub in range(0, n, gelu_rows):
+            part = mid[sub : sub + gelu_rows]
+            _gelu_inplace(part, *(buf[: len(part)] for buf in scratch))
         np.matmul(mid, layer.ff2_w, out=block_out)
         block_out += layer.ff2_b
         block_out += block_in
