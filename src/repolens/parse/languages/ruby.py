@@ -35,8 +35,8 @@ _NEW = '(#eq? @_new "new")'
 QUERY = f"""
 (class name: [(constant) (scope_resolution)] @name) @def.class
 (module name: [(constant) (scope_resolution)] @name) @def.module
-(method name: (_) @name) @def.method
-(singleton_method name: (_) @name) @def.method
+(method name: _ @name) @def.method
+(singleton_method name: _ @name) @def.method
 (call !receiver method: (identifier) @_attr arguments: (argument_list
   (simple_symbol) @name @def.method) (#match? @_attr "^attr_(reader|writer|accessor)$"))
 (body_statement (assignment left: (constant) @name) @def.constant)

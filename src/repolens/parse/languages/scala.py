@@ -22,7 +22,7 @@ from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
 from repolens.parse.text import node_text
 
-_NAME = "name: (identifier) @name"
+_NAME = "name: _ @name"
 _NEW = (
     "[(type_identifier) @name (generic_type type: (type_identifier) @name)"
     " (stable_type_identifier) @qname]"

@@ -26,7 +26,10 @@ from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
 from repolens.parse.text import node_text
 
 _SID = "(simple_identifier) @name"
-_PATTERN = "name: (pattern bound_identifier: (simple_identifier) @name)"
+_PATTERN = "name: (pattern bound_identifier: _ @name)"
+# A function's return type shares the `name` field with its name; a typed child pattern
+# would tell them apart but costs half a second of query compilation, a predicate nothing.
+_FUNC_NAME = '(#match? @name "^[a-z_][A-Za-z0-9_]*$")'
 _TYPES = "[(user_type) (optional_type) (array_type) (dictionary_type)]"
 
 QUERY = f"""
@@ -34,17 +37,17 @@ QUERY = f"""
 (class_declaration "extension" name: (user_type (type_identifier) @owner.type)
   (inheritance_specifier inherits_from: (_) @owner.trait)?) @owner
 (protocol_declaration name: (type_identifier) @name) @def.protocol
-(function_declaration name: {_SID}) @def.function
-(protocol_function_declaration name: {_SID}) @def.method
+(function_declaration name: _ @name {_FUNC_NAME}) @def.function
+(protocol_function_declaration name: _ @name {_FUNC_NAME}) @def.method
 (init_declaration "init" @name) @def.constructor
 (class_body (property_declaration {_PATTERN}) @def.field)
 (source_file (property_declaration {_PATTERN}) @def.variable)
-(enum_entry name: {_SID}) @def.enum_member
+(enum_entry name: _ @name) @def.enum_member
 (typealias_declaration name: (type_identifier) @name) @def.type_alias
 
 (call_expression . {_SID} (call_suffix (value_arguments)? @args)) @call
 (call_expression . (navigation_expression target: (_) @recv
-  suffix: (navigation_suffix suffix: {_SID})) (call_suffix (value_arguments)? @args)) @call
+  suffix: (navigation_suffix suffix: _ @name)) (call_suffix (value_arguments)? @args)) @call
 
 (value_argument value: (simple_identifier) @ref)
 
