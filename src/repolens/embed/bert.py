@@ -34,8 +34,9 @@ _GELU_ROWS = 32
 """Rows per GELU slice: its four 32 x 1536 float32 arrays (768 KB) stay in a core's L2,
 which made GELU twice as fast as on whole 256-row blocks."""
 
-_ATTENTION_SCORES_BUDGET = 1 << 20
-"""Attention scores computed at once (floats): 4 MB, so a group of sequences stays in cache."""
+_ATTENTION_SCORES_BUDGET = 1 << 17
+"""Attention scores formed at once (floats): 512 KB, so softmax passes stay in L2; a long
+sequence is done a few heads at a time, short ones several sequences at a time."""
 
 _EXP_SAFE = 80.0
 """exp(s) for |s| <= 80 is a normal float32, neither overflowing nor denormal."""
@@ -144,8 +145,8 @@ class BertEncoder:
     def _attention(self, x: F32, layer: _Layer, key_bias: F32, padded: BoolArray) -> F32:
         """Multi-head self-attention over all sequences; returns the heads' concatenation.
 
-        Scores are formed for a few sequences at a time, in reused buffers, so a batch of
-        long sequences never materialises a (B, heads, T, T) array far larger than cache.
+        Scores are formed for a few heads or sequences at a time, in reused buffers, so a
+        batch never materialises a (B, heads, T, T) array far larger than cache.
         Softmax skips the usual max subtraction when the scores provably cannot overflow,
         and gets its row sums from the same GEMM as the weighted values (a column of ones
         appended to V): each saves a pass over the T x T scores.
@@ -160,23 +161,28 @@ class BertEncoder:
         unsafe = _score_bound(q, k) > _EXP_SAFE
         k_t = k.transpose(0, 1, 3, 2)
         context = np.empty((batch, seq, heads, head_dim), dtype=np.float32)
-        group = min(batch, max(1, _ATTENTION_SCORES_BUDGET // (heads * seq * seq)))
-        scores_buf = np.empty((group, heads, seq, seq), dtype=np.float32)
-        v_ones = np.ones((group, heads, seq, head_dim + 1), dtype=np.float32)
+        per_head = seq * seq
+        head_group = min(heads, max(1, _ATTENTION_SCORES_BUDGET // per_head))
+        seq_group = min(batch, max(1, _ATTENTION_SCORES_BUDGET // (heads * per_head)))
+        scores_buf = np.empty((seq_group, head_group, seq, seq), dtype=np.float32)
+        v_ones = np.ones((seq_group, head_group, seq, head_dim + 1), dtype=np.float32)
         weighted_buf = np.empty_like(v_ones)
-        for start in range(0, batch, group):
-            part = slice(start, start + group)
-            n = min(group, batch - start)
-            scores = np.matmul(q[part], k_t[part], out=scores_buf[:n])
-            if padded[part].any():
-                scores += key_bias[part, None, None, :]
-            if unsafe[part].any():
-                scores -= scores.max(axis=-1, keepdims=True)
-            np.exp(scores, out=scores)
-            v_ones[:n, :, :, :head_dim] = v[part]
-            weighted = np.matmul(scores, v_ones[:n], out=weighted_buf[:n])
-            out = context[part].transpose(0, 2, 1, 3)
-            np.divide(weighted[..., :head_dim], weighted[..., head_dim:], out=out)
+        for start in range(0, batch, seq_group):
+            seqs = slice(start, start + seq_group)
+            n = min(seq_group, batch - start)
+            for first_head in range(0, heads, head_group):
+                hs = slice(first_head, first_head + head_group)
+                h = min(head_group, heads - first_head)
+                scores = np.matmul(q[seqs, hs], k_t[seqs, hs], out=scores_buf[:n, :h])
+                if padded[seqs].any():
+                    scores += key_bias[seqs, None, None, :]
+                if unsafe[seqs].any():
+                    scores -= scores.max(axis=-1, keepdims=True)
+                np.exp(scores, out=scores)
+                v_ones[:n, :h, :, :head_dim] = v[seqs, hs]
+                weighted = np.matmul(scores, v_ones[:n, :h], out=weighted_buf[:n, :h])
+                out = context[seqs, :, hs].transpose(0, 2, 1, 3)
+                np.divide(weighted[..., :head_dim], weighted[..., head_dim:], out=out)
         return context.reshape(batch * seq, hidden)
 
 
