@@ -17,12 +17,14 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from repolens.config import ConfigError
 from repolens.project import Project, ProjectError, open_project
 from repolens.store.db import StoreError, connect
 
 F = TypeVar("F", bound=Callable[..., Any])
+ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -84,3 +86,26 @@ def open_index(
 def rel(path: str, line: int | None = None) -> str:
     """``path:line`` as every answer cites it."""
     return f"{path}:{line}" if line else path
+
+
+@contextmanager
+def progress_bars(enabled: bool) -> Iterator[ProgressFn]:
+    """A rich progress bar per stage on stderr; a no-op when not a terminal or with --json."""
+    if not enabled:
+        yield lambda stage, done, total: None
+        return
+    columns = (
+        TextColumn("{task.description:<8}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err_console, transient=False) as progress:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(stage, total=total)
+            progress.update(tasks[stage], completed=done, total=total)
+
+        yield update

@@ -1,4 +1,7 @@
-"""Commands that keep the index fresh: ``update``, ``watch`` and ``stop``.
+"""Commands that build and keep the index fresh: ``index``, ``update``, ``watch``, ``stop``.
+
+``index`` builds or brings the whole index up to date with progress bars: the graph and
+keyword index first, then embeddings.
 
 ``update`` is an explicit incremental run (only what changed is redone; new chunks are
 embedded unless ``--no-embed``). ``watch`` is the foreground watcher. ``stop`` asks
@@ -21,6 +24,7 @@ import click
 from rich.status import Status
 
 from repolens.cli.common import (
+    ProgressFn,
     console,
     emit,
     err_console,
@@ -28,6 +32,7 @@ from repolens.cli.common import (
     json_option,
     load_project,
     open_index,
+    progress_bars,
     project_option,
 )
 from repolens.index import lock
@@ -46,6 +51,43 @@ def _summary(report: IndexReport) -> str:
         f"{report.parsed} updated, {report.unchanged} unchanged, {report.removed} removed,"
         f" {report.failed} failed; {report.edges} edges resolved in {report.seconds:.2f}s"
     )
+
+
+@click.command("index")
+@PATH_ARGUMENT
+@click.option("--no-embed", is_flag=True, help="Build the graph and keyword index only.")
+@json_option
+def index_command(path: Path | None, no_embed: bool, as_json: bool) -> None:
+    """Index PATH (default: the current project): graph and keyword search first, then
+    embeddings for semantic search. Unchanged files are not read again."""
+    project = load_project(path, as_json)
+    show = not as_json and sys.stderr.isatty()
+    result: dict[str, Any] = {"project": str(project.root)}
+    with open_index(project, as_json, readonly=False) as conn, progress_bars(show) as progress:
+        try:
+            with lock.hold(project.data_dir, "indexer") as writer:
+                report = index_project(
+                    project, conn, progress=progress, should_stop=writer.stop_requested
+                )
+                result["index"] = asdict(report)
+                if not no_embed:
+                    result["embed"] = _embed(project, writer, as_json, progress)
+        except (IndexCancelled, lock.WriterBusy) as exc:
+            fail(str(exc), as_json, **result)
+    emit(result, as_json, lambda: _print_index(result))
+
+
+def _print_index(result: dict[str, Any]) -> None:
+    report = result["index"]
+    skipped = ", ".join(f"{k} {v}" for k, v in sorted(report["skipped"].items())) or "none"
+    console.print(
+        f"Indexed {report['discovered']} files in {report['seconds']:.1f}s: "
+        f"{report['parsed']} parsed, {report['unchanged']} unchanged, "
+        f"{report['removed']} removed; {report['edges']} edges resolved. Skipped: {skipped}."
+    )
+    embed = result.get("embed")
+    if isinstance(embed, dict) and "skipped" not in embed:
+        console.print("Embeddings: " + ", ".join(f"{k} {v}" for k, v in embed.items()))
 
 
 @click.command("update")
@@ -76,8 +118,11 @@ def update_command(
     emit(result, as_json, lambda: console.print(f"Update: {_summary(report)}"))
 
 
-def _embed(project: Project, writer: lock.WriterLock, as_json: bool) -> Any:
-    embedder, note = make_embedder(project)
+def _embed(
+    project: Project, writer: lock.WriterLock, as_json: bool, progress: ProgressFn | None = None
+) -> Any:
+    embed_progress = (lambda done, total: progress("embed", done, total)) if progress else None
+    embedder, note = make_embedder(project, embed_progress)
     if embedder is None:
         if not as_json:
             err_console.print(f"[yellow]{note}[/]", markup=True)
@@ -191,4 +236,4 @@ def _print_stop(holder: lock.WriterInfo | None, stopped: bool | None) -> None:
         console.print(f"{holder.describe()} has not stopped yet.")
 
 
-COMMANDS = [update_command, watch_command, stop_command]
+COMMANDS = [index_command, update_command, watch_command, stop_command]

@@ -12,6 +12,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -54,7 +55,9 @@ class JobState:
         return asdict(self)
 
 
-def make_embedder(project: Project) -> tuple[Embedder | None, str]:
+def make_embedder(
+    project: Project, progress: Callable[[int, int], None] | None = None
+) -> tuple[Embedder | None, str]:
     """An embedding step for the project's provider, or ``None`` and why not."""
     from repolens.embed.base import EmbeddingError
     from repolens.index.embedding import embed_pending
@@ -70,7 +73,7 @@ def make_embedder(project: Project) -> tuple[Embedder | None, str]:
     def embed(should_stop: StopCheck) -> Any:
         conn = connect(project.db_path)
         try:
-            stats = embed_pending(conn, project.data_dir, provider, progress=None,
+            stats = embed_pending(conn, project.data_dir, provider, progress=progress,
                                   should_stop=should_stop)  # fmt: skip
         finally:
             conn.close()
