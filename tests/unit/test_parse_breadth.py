@@ -312,6 +312,8 @@ def test_swift_types_extensions_and_imports() -> None:
     assert ("implements", "CustomStringConvertible") in kinds  # from the extension
     assert _calls(parsed) >= {("store", "repo"), ("Order", None), ("format", "Money")}
     assert [(i.module, i.is_wildcard) for i in parsed.imports] == [("ShopCore", True)]
+    kinds_of = _symbols(_parse("swift", "k.swift", "enum Kind { case a, b }\n"))
+    assert kinds_of == {("enum", "Kind"), ("enum_member", "Kind.a"), ("enum_member", "Kind.b")}
 
 
 SCALA_SOURCE = """\

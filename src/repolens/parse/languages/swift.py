@@ -42,7 +42,7 @@ QUERY = f"""
 (init_declaration "init" @name) @def.constructor
 (class_body (property_declaration {_PATTERN}) @def.field)
 (source_file (property_declaration {_PATTERN}) @def.variable)
-(enum_entry name: _ @name) @def.enum_member
+(enum_entry name: _ @name @def.enum_member)
 (typealias_declaration name: (type_identifier) @name) @def.type_alias
 
 (call_expression . {_SID} (call_suffix (value_arguments)? @args)) @call
