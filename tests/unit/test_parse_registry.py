@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
+import random
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
 
 from repolens.parse import ParsedFile, grammar_status, graph_languages, parse_source
 
@@ -39,3 +43,40 @@ def test_parsed_file_survives_pickling_between_processes() -> None:
         parsed = pool.submit(parse_source, "m.py", "python", b"class A:\n    x: int = 1\n").result()
     assert isinstance(parsed, ParsedFile)
     assert [s.qualified_name for s in parsed.symbols] == ["A", "A.x"]
+
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "parse"
+SAMPLES = {
+    "python": "python_sample.txt",
+    "typescript": "service.ts",
+    "tsx": "service.ts",
+    "javascript": "widget.jsx",
+    "go": "server.go",
+    "java": "UserService.java",
+    "rust": "store.rs",
+}
+
+
+@pytest.mark.parametrize("language", sorted(SAMPLES))
+def test_garbage_and_truncated_input_never_raise(language: str) -> None:
+    rng = random.Random(language)
+    garbage = bytes(rng.randrange(256) for _ in range(4000))
+    sample = (FIXTURES / SAMPLES[language]).read_bytes()
+    for src in (garbage, sample[: len(sample) // 2], sample[len(sample) // 3 :], b"\x00" * 50):
+        parsed = parse_source("x", language, src)
+        assert parsed.error == ""
+        assert parsed.line_count == src.count(b"\n") + (0 if src.endswith(b"\n") else 1)
+        for i, sym in enumerate(parsed.symbols):
+            assert sym.parent is None or sym.parent < i
+            assert 1 <= sym.start_line <= sym.end_line
+        assert all(r.source is None or r.source < len(parsed.symbols) for r in parsed.references)
+
+
+def test_threads_get_their_own_parsers() -> None:
+    sources = {lang: (FIXTURES / name).read_bytes() for lang, name in SAMPLES.items()}
+    expected = {lang: parse_source("x", lang, src) for lang, src in sources.items()}
+    jobs = [lang for lang in sorted(sources) for _ in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda lang: (lang, parse_source("x", lang, sources[lang])), jobs))
+    for lang, parsed in results:
+        assert parsed == expected[lang]
