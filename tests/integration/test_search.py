@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from repolens.embed import EmbeddingProvider, create_provider
@@ -23,8 +24,9 @@ from repolens.parse.chunk import chunk_file
 from repolens.query.search import SearchResult, search
 from repolens.store.chunks import purge_deleted_chunks, write_chunks
 from repolens.store.db import connect, transaction
+from repolens.store.embeddings import generation
 from repolens.store.graph import FileRecord, delete_file, upsert_file, write_graph
-from repolens.store.vectors import open_matrix
+from repolens.store.vectors import open_matrix, write_matrix
 
 PROJECT = Path(__file__).parents[1] / "fixtures" / "search" / "project"
 LANGUAGES = {".py": "python", ".ts": "typescript", ".go": "go", ".md": "markdown"}
@@ -265,3 +267,24 @@ def test_snippet_is_trimmed_and_line_numbered(conn: sqlite3.Connection, data: Pa
     assert result.start_line + len(lines) - 1 <= result.end_line
     source = (PROJECT / f"{result.file}.txt").read_text().split("\n")
     assert lines[0] == source[result.start_line - 1]
+
+
+def test_incremental_matrix_equals_a_fresh_build(
+    conn: sqlite3.Connection, data: Path, provider: EmbeddingProvider
+) -> None:
+    key = provider.profile.key()
+    with transaction(conn):
+        delete_file(conn, "src/shop/money.py")
+    index_file(
+        conn, "src/shop/extra.py", "def loyalty_points(total):\n    return int(total // 10)\n"
+    )
+    stats = embed_pending(conn, data, provider)  # copies old rows, reads only the new ones
+    assert stats.matrix_rebuilt
+    fresh = data / "fresh"
+    fresh.mkdir()
+    write_matrix(conn, fresh, key, provider.profile.dims, generation(conn))
+    built, scratch = open_matrix(data, key), open_matrix(fresh, key)
+    assert built is not None and scratch is not None
+    assert built.header["kinds"] == scratch.header["kinds"]
+    for name in ("chunk_ids", "file_ids", "kind_codes", "vectors"):
+        assert np.array_equal(getattr(built, name), getattr(scratch, name)), name

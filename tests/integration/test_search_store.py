@@ -11,7 +11,6 @@ import pytest
 
 from repolens.parse.chunk import Chunk
 from repolens.query.search import search
-from repolens.query.tokens import _stems
 from repolens.store.chunks import (
     TOKENIZER_META_KEY,
     code_tokens,
@@ -51,6 +50,22 @@ def random_body(rng: random.Random) -> str:
     )
 
 
+def stems(conn: sqlite3.Connection, tokens: list[str]) -> dict[str, str]:
+    """Each token as the index's porter tokenizer stores it (FTS5 itself, in a temporary
+    table with the same tokenizer, one row per token)."""
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stem USING fts5(t,"
+        " tokenize = \"porter unicode61 remove_diacritics 2 tokenchars '_'\")"
+    )
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stem_vocab USING fts5vocab(temp, stem, 'instance')"
+    )
+    conn.execute("DELETE FROM temp.stem")
+    conn.executemany("INSERT INTO temp.stem(rowid, t) VALUES (?, ?)", enumerate(tokens))
+    found = conn.execute("SELECT doc, term FROM temp.stem_vocab WHERE offset = 0").fetchall()
+    return {tokens[doc]: term for doc, term in found}
+
+
 def assert_fts_matches_chunks(conn: sqlite3.Connection) -> None:
     """Same rows, valid index, and every term's document count equal to what the chunks
     hold: proof that each delete removed exactly the tokens its insert added."""
@@ -64,8 +79,8 @@ def assert_fts_matches_chunks(conn: sqlite3.Connection) -> None:
     ):
         per_chunk[chunk_id] = set(code_tokens(text) + name_tokens(names) + path_terms.split())
     every = sorted(set().union(*per_chunk.values())) if per_chunk else []
-    stems = _stems(conn, every)
-    expected = Counter(stem for tokens in per_chunk.values() for stem in {stems[t] for t in tokens})
+    stem = stems(conn, every)
+    expected = Counter(s for tokens in per_chunk.values() for s in {stem[t] for t in tokens})
     found = dict(conn.execute("SELECT term, doc FROM chunks_fts_vocab").fetchall())
     assert found == dict(expected)
 

@@ -10,6 +10,7 @@ SQLite moved on.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +40,11 @@ from repolens.store.vectors import (
 )
 
 __all__ = ["EmbedStats", "ProfilePendingError", "embed_pending", "embedded_share", "profile_status"]
+
+
+MAX_HEADER_NAMES = 3
+_CAMEL_BREAK = re.compile(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])")
+_WORD_BREAK = re.compile(r"[._:#\-]+")
 
 
 class ProfilePendingError(EmbeddingError):
@@ -96,7 +102,7 @@ def embed_pending(
     try:
         while not (should_stop and should_stop()):
             batch = conn.execute(
-                "SELECT id, text FROM chunks c WHERE id > ? AND NOT EXISTS"
+                "SELECT id, text, names FROM chunks c WHERE id > ? AND NOT EXISTS"
                 " (SELECT 1 FROM chunk_windows w WHERE w.chunk_id = c.id) ORDER BY id LIMIT ?",
                 (last_id, max(1, batch_size)),
             ).fetchall()
@@ -147,8 +153,8 @@ def _embed_batch(
     key = provider.profile.key()
     windows = [
         _Window(chunk_id, ordinal, window, text_hash(window))
-        for chunk_id, text in batch
-        for ordinal, window in enumerate(_windows(provider, text))
+        for chunk_id, text, names in batch
+        for ordinal, window in enumerate(_windows(provider, _document(text, names)))
     ]
     cached = cached_hashes(conn, (w.hash for w in windows), key)
     missing = {w.hash: w.text for w in windows if w.hash not in cached}
@@ -173,6 +179,21 @@ def _embed_batch(
     stats.batches += 1
 
 
+def _document(text: str, names: str) -> str:
+    """What is embedded: the chunk under a line naming its symbols in words
+    (``HelpFormatter.write_dl`` -> ``help formatter write dl``), so that a model trained
+    on prose can match a query by name, and a piece of a long function still says
+    whose it is. Names, unlike paths and line numbers, move with the code."""
+    shown = [name for name in names.split("\n") if name][:MAX_HEADER_NAMES]
+    header = " ".join(_WORD_BREAK.sub(" ", _CAMEL_BREAK.sub(_spaced, n)) for n in shown)
+    words = " ".join(header.lower().split())
+    return f"{words}\n{text}" if words else text
+
+
+def _spaced(match: re.Match[str]) -> str:
+    return " ".join(part for part in match.groups() if part)
+
+
 def _windows(provider: EmbeddingProvider, text: str) -> list[str]:
     """The provider's windows without surrounding blank lines, which only depend on where
     the code sits (a moved function must hit the cache whatever blank lines came along)."""
@@ -195,7 +216,7 @@ def _refresh_matrix(
     """Rebuild the mapped matrix unless it already reflects SQLite."""
     profile = provider.profile
     key = profile.key()
-    rows, current = window_count(conn, key), generation(conn)
+    rows, current = window_count(conn), generation(conn)
     stats.matrix_rows = rows
     if not matrix_is_current(data_dir, key, current, rows):
         stats.matrix_rows = write_matrix(conn, data_dir, key, profile.dims, current)

@@ -22,7 +22,8 @@ from repolens.parse.model import ParsedFile, Symbol
 CHUNKER_VERSION = 1
 MAX_LINES = 60
 MAX_CHARS = 3000
-MERGE_LINES = 30  # neighbours merge while the result stays this short
+MERGE_LINES = 30  # neighbours merge while the result stays this short...
+SMALL_LINES = 10  # ...and one of them is this short (two real functions stay apart)
 OVERLAP_LINES = 2
 CONTAINER_KINDS = frozenset(
     {"class", "struct", "interface", "trait", "protocol", "enum", "namespace", "module",
@@ -370,6 +371,8 @@ def _mergeable(doc: _Doc, a: _Unit, b: _Unit) -> bool:
         return False
     if a.context is None and not _same_family(a, b):
         return False  # a small class stays apart from the functions around it
+    if min(a.end - a.start, b.end - b.start) + 1 > SMALL_LINES:
+        return False
     return b.end - a.start + 1 <= MERGE_LINES and doc.chars(a.start, b.end) <= MAX_CHARS
 
 

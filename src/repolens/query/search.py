@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 BM25_COLUMN_WEIGHTS = (1.0, 4.0, 2.0)  # body, symbol names, path
 CANDIDATE_POOL = 100
+SCORED_POOL_FACTOR = 4  # BM25 scores are read this much deeper than its candidates
 SNIPPET_LINES = 30
 SNIPPET_CHARS = 1500
 _GLOB_CHARS = frozenset("*?[")
@@ -136,11 +137,11 @@ def search(
         files = filters.file_ids(conn)
         dense_job = _dense_pool.submit(_dense, provider, matrix, query, files, filters, pool)
     terms = plan_terms(conn, query)
-    lexical = _bm25(conn, terms, filters, pool)
+    lexical = _bm25(conn, terms, filters, pool * SCORED_POOL_FACTOR)
     query_vector, dense = dense_job.result() if dense_job else (None, [])
-    candidates = fusion.fuse(lexical, dense)
+    candidates = fusion.fuse(lexical[:pool], dense)
     rows = _chunk_rows(conn, list(candidates))
-    _complete(conn, terms, candidates, rows, matrix, query_vector)
+    _complete(candidates, rows, dict(lexical), matrix, query_vector)
     ranked = _score(query, terms, candidates, rows, limit, min_score)
     return _results(conn, ranked, rows)
 
@@ -210,30 +211,22 @@ def _chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, sqlite3.R
 
 
 def _complete(
-    conn: sqlite3.Connection,
-    terms: QueryTerms,
     candidates: dict[int, fusion.Candidate],
     rows: dict[int, sqlite3.Row],
+    lexical_scores: dict[int, float],
     matrix: DenseMatrix | None,
     query_vector: npt.NDArray[np.float32] | None,
 ) -> None:
-    """Fill in the evidence one side lacks: the cosine of BM25-only candidates (if they
-    have vectors) and the BM25 score of dense-only ones, for the calibrated score."""
+    """Fill in the evidence one side lacks, for the calibrated score: the cosine of
+    BM25-only candidates that have vectors, and the BM25 score of dense-only ones (from
+    the wider BM25 list; a chunk not even in that has next to no lexical evidence)."""
     no_cosine = [i for i, c in candidates.items() if c.cosine is None and i in rows]
     if matrix is not None and query_vector is not None and no_cosine:
         for chunk_id, cosine in matrix.cosines(query_vector, no_cosine).items():
             candidates[chunk_id].cosine = cosine
-    no_bm25 = [i for i, c in candidates.items() if c.bm25 is None and i in rows]
-    expression = terms.match_expression()
-    if expression and no_bm25:
-        marks = ",".join("?" * len(no_bm25))
-        found = conn.execute(
-            f"SELECT rowid, {_BM25} FROM chunks_fts WHERE chunks_fts MATCH ?"
-            f" AND rowid IN ({marks})",
-            (expression, *no_bm25),
-        )
-        for chunk_id, score in found:
-            candidates[chunk_id].bm25 = -float(score)
+    for chunk_id, candidate in candidates.items():
+        if candidate.bm25 is None and chunk_id in lexical_scores:
+            candidate.bm25 = lexical_scores[chunk_id]
 
 
 def _score(

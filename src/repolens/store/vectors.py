@@ -35,7 +35,7 @@ from repolens.store.embeddings import decode_vectors
 
 MAGIC = b"RLDENSE1"
 ALIGN = 64
-FETCH_ROWS = 4096
+COPY_ROWS = 16384
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
@@ -154,37 +154,60 @@ def _aligned(value: int) -> int:
     return (value + ALIGN - 1) // ALIGN * ALIGN
 
 
-_ROWS_SQL = (
-    " FROM chunk_windows w JOIN chunks c ON c.id = w.chunk_id"
-    " JOIN embeddings e ON e.text_hash = w.text_hash AND e.model_key = ?"
-)
+def window_count(conn: sqlite3.Connection) -> int:
+    """Windows with a vector (a window row exists only once its vector does): the rows a
+    current matrix has."""
+    return int(conn.execute("SELECT count(*) FROM chunk_windows").fetchone()[0])
 
 
-def window_count(conn: sqlite3.Connection, profile_key: str) -> int:
-    """Windows with a vector under ``profile_key``: the rows a current matrix has."""
-    return int(conn.execute("SELECT count(*)" + _ROWS_SQL, (profile_key,)).fetchone()[0])
+@dataclass(frozen=True)
+class _Layout:
+    """The rows of the next matrix, in order, without their vectors."""
+
+    chunk_ids: I64
+    ordinals: I64
+    file_ids: I64
+    kind_codes: npt.NDArray[np.uint16]
+    kinds: list[str]
 
 
 def write_matrix(
     conn: sqlite3.Connection, data_dir: Path, profile_key: str, dims: int, generation: int
 ) -> int:
     """Write the matrix of every embedded window from one consistent read of SQLite and
-    swap it in atomically. Returns the number of rows."""
+    swap it in atomically. Vectors of chunks already in the current file are copied from
+    it; only chunks new since then are read from SQLite. Returns the number of rows."""
     path = matrix_path(data_dir, profile_key)
     temp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    previous = open_matrix(data_dir, profile_key)
     conn.execute("BEGIN")
     try:
-        rows = window_count(conn, profile_key)
-        kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM chunks ORDER BY kind")]
-        header = _header(profile_key, dims, generation, rows, kinds)
-        _write_file(conn, temp, header)
+        layout = _layout(conn)
+        header = _header(profile_key, dims, generation, len(layout.chunk_ids), layout.kinds)
+        _write_file(conn, temp, header, layout, previous)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
     finally:
         conn.execute("COMMIT")
     os.replace(temp, path)
-    return rows
+    return len(layout.chunk_ids)
+
+
+def _layout(conn: sqlite3.Connection) -> _Layout:
+    rows = conn.execute(
+        "SELECT w.chunk_id, w.ordinal, c.file_id, c.kind FROM chunk_windows w"
+        " JOIN chunks c ON c.id = w.chunk_id ORDER BY w.chunk_id, w.ordinal"
+    ).fetchall()
+    kinds = sorted({row[3] for row in rows})
+    code = {kind: index for index, kind in enumerate(kinds)}
+    return _Layout(
+        chunk_ids=np.fromiter((r[0] for r in rows), np.int64, len(rows)),
+        ordinals=np.fromiter((r[1] for r in rows), np.int64, len(rows)),
+        file_ids=np.fromiter((r[2] for r in rows), np.int64, len(rows)),
+        kind_codes=np.fromiter((code[r[3]] for r in rows), np.uint16, len(rows)),
+        kinds=kinds,
+    )
 
 
 def _header(
@@ -203,9 +226,14 @@ def _header(
     return header
 
 
-def _write_file(conn: sqlite3.Connection, temp: Path, header: dict[str, Any]) -> None:
+def _write_file(
+    conn: sqlite3.Connection,
+    temp: Path,
+    header: dict[str, Any],
+    layout: _Layout,
+    previous: DenseMatrix | None,
+) -> None:
     rows, dims, offsets = header["rows"], header["dims"], header["offsets"]
-    codes = {kind: code for code, kind in enumerate(header["kinds"])}
     encoded = json.dumps(header).encode()
     with temp.open("wb") as handle:
         handle.write(MAGIC + len(encoded).to_bytes(8, "little") + encoded)
@@ -216,28 +244,57 @@ def _write_file(conn: sqlite3.Connection, temp: Path, header: dict[str, Any]) ->
     def mapped(name: str, dtype: Any, shape: tuple[int, ...]) -> Any:
         return np.memmap(temp, dtype=dtype, mode="r+", offset=offsets[name], shape=shape)
 
-    chunk_ids, file_ids = (
-        mapped("chunk_ids", np.int64, (rows,)),
-        mapped("file_ids", np.int64, (rows,)),
-    )
-    kind_codes = mapped("kind_codes", np.uint16, (rows,))
-    vectors = mapped("vectors", np.float32, (rows, dims))
-    cursor = conn.execute(
-        "SELECT w.chunk_id, c.file_id, c.kind, e.vector" + _ROWS_SQL
-        + " ORDER BY w.chunk_id, w.ordinal",
-        (header["profile_key"],),
-    )  # fmt: skip
-    done = 0
-    while batch := cursor.fetchmany(FETCH_ROWS):
-        end = min(done + len(batch), rows)
-        part = batch[: end - done]
-        chunk_ids[done:end] = [r[0] for r in part]
-        file_ids[done:end] = [r[1] for r in part]
-        kind_codes[done:end] = [codes[r[2]] for r in part]
-        vectors[done:end] = decode_vectors([r[3] for r in part], dims)
-        done = end
-    for array in (chunk_ids, file_ids, kind_codes, vectors):
+    for name, values in (
+        ("chunk_ids", layout.chunk_ids),
+        ("file_ids", layout.file_ids),
+        ("kind_codes", layout.kind_codes),
+    ):
+        array = mapped(name, values.dtype, (rows,))
+        array[:] = values
         array.flush()
+    vectors = mapped("vectors", np.float32, (rows, dims))
+    reused = _copy_previous(layout, previous, vectors)
+    _read_new(conn, header["profile_key"], layout, np.flatnonzero(~reused), vectors)
+    vectors.flush()
+
+
+def _copy_previous(layout: _Layout, previous: DenseMatrix | None, vectors: F32) -> Any:
+    """Copy the vectors the previous file already holds (a chunk's windows never change:
+    chunk ids are not reused). Returns which rows were filled."""
+    reused = np.zeros(len(layout.chunk_ids), dtype=np.bool_)
+    if previous is None or previous.vectors.shape[1] != vectors.shape[1]:
+        return reused
+    old_ids = previous.chunk_ids
+    source = np.searchsorted(old_ids, layout.chunk_ids) + layout.ordinals
+    inside = source < len(old_ids)
+    reused[inside] = old_ids[source[inside]] == layout.chunk_ids[inside]
+    for start in range(0, len(reused), COPY_ROWS):
+        block = slice(start, start + COPY_ROWS)
+        rows = np.flatnonzero(reused[block]) + start
+        if len(rows):
+            vectors[rows] = previous.vectors[source[rows]]
+    return reused
+
+
+def _read_new(
+    conn: sqlite3.Connection, profile_key: str, layout: _Layout, rows: Any, vectors: F32
+) -> None:
+    """Read the vectors of rows the previous file lacked from the embedding cache."""
+    wanted = np.unique(layout.chunk_ids[rows]).tolist()
+    first_row: dict[int, int] = {}
+    for row in rows.tolist():
+        first_row.setdefault(int(layout.chunk_ids[row]), row)
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        found = conn.execute(
+            "SELECT w.chunk_id, w.ordinal, e.vector FROM chunk_windows w JOIN embeddings e"
+            " ON e.text_hash = w.text_hash AND e.model_key = ?"
+            f" WHERE w.chunk_id IN ({','.join('?' * len(part))})",
+            (profile_key, *part),
+        ).fetchall()
+        if found:
+            targets = [first_row[chunk_id] + ordinal for chunk_id, ordinal, _ in found]
+            vectors[targets] = decode_vectors([blob for _, _, blob in found], vectors.shape[1])
 
 
 def matrix_is_current(data_dir: Path, profile_key: str, generation: int, rows: int) -> bool:

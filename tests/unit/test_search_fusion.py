@@ -1,0 +1,65 @@
+"""Fusion: weighted RRF, code signals and the calibrated score."""
+
+from __future__ import annotations
+
+import pytest
+
+from repolens.query import fusion
+from repolens.query.fusion import Candidate, QueryShape
+from repolens.store.chunks import code_tokens
+
+
+def shape(query: str) -> QueryShape:
+    return QueryShape.of(query, tuple(dict.fromkeys(code_tokens(query))))
+
+
+def test_rrf_weights_dense_above_bm25() -> None:
+    fused = fusion.fuse([(1, 9.0), (2, 5.0)], [(2, 0.8), (3, 0.7)])
+    assert fused[2].rrf > fused[1].rrf > 0
+    assert fused[3].rrf > fused[1].rrf  # dense rank 2 beats BM25 rank 1
+    assert (fused[1].bm25_rank, fused[2].dense_rank, fused[3].cosine) == (1, 1, 0.7)
+
+
+@pytest.mark.parametrize(
+    ("query", "names", "value", "name"),
+    [
+        ("load_settings", ["config.load_settings"], 1.0, "config.load_settings"),
+        ("loadSettings", ["load_settings"], 1.0, "load_settings"),
+        ("load settings", ["Loader.load_settings"], 1.0, "Loader.load_settings"),
+        ("how does parse_config work", ["a", "parse_config"], 1.0, "parse_config"),
+        ("settings are loaded from a toml file", ["load_settings"], 0.0, None),
+        ("load the settings from disk", ["load_settings"], 0.5, "load_settings"),
+        ("find the git branch", ["Project.branch"], 0.0, None),  # a plain word is not a name
+        ("branch", ["Project.branch"], 1.0, "Project.branch"),
+    ],
+)
+def test_name_match(query: str, names: list[str], value: float, name: str | None) -> None:
+    assert fusion.name_match(shape(query), names) == (value, name)
+
+
+def test_path_match_stem_over_directories() -> None:
+    assert fusion.path_match(shape("search ranking"), "src/repolens/query/search.py") == 1.0
+    assert fusion.path_match(shape("query ranking"), "src/repolens/query/search.py") == 0.5
+    assert fusion.path_match(shape("src lib"), "src/lib/main.py") == 0.0  # generic parts
+
+
+def test_tests_are_penalised_unless_asked_for() -> None:
+    assert fusion.role_penalty(shape("cart total"), "test") < 1.0
+    assert fusion.role_penalty(shape("tests for cart total"), "test") == 1.0
+    assert fusion.role_penalty(shape("tests for cart total"), "vendored") < 1.0
+    assert fusion.role_penalty(shape("cart total"), "") == 1.0
+
+
+def test_calibrated_score_is_bounded_and_monotonic() -> None:
+    def score(
+        cosine: float | None, bm25: float | None, name: float = 0.0, penalty: float = 1.0
+    ) -> float:
+        return fusion.calibrate(Candidate(1, bm25=bm25, cosine=cosine), 10.0, name, penalty)
+
+    assert score(None, None) == 0.0
+    assert score(0.05, None) == 0.0  # unrelated text: nothing
+    assert 0.0 < score(0.4, None) < score(0.6, None) <= 1.0
+    assert score(0.4, 2.0) < score(0.4, 8.0) < score(0.4, 50.0) <= 1.0
+    assert score(0.4, 8.0, name=1.0) > score(0.4, 8.0)
+    assert score(0.4, 8.0, penalty=0.5) == pytest.approx(score(0.4, 8.0) * 0.5)
+    assert score(0.99, 500.0, name=1.0) == 1.0
