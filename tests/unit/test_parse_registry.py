@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import random
+import sys
+import types
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from tree_sitter import Node
 
-from repolens.parse import ParsedFile, grammar_status, graph_languages, parse_source
+from repolens.parse import ParsedFile, Symbol, grammar_status, graph_languages, parse_source
+from repolens.parse.languages import SPEC_MODULES
+from repolens.parse.spec import DefContext, ImportSpec, LanguageSpec
 
 LANGUAGES = {"python", "javascript", "typescript", "tsx", "go", "java", "rust"}
 
@@ -80,3 +85,33 @@ def test_threads_get_their_own_parsers() -> None:
         results = list(pool.map(lambda lang: (lang, parse_source("x", lang, sources[lang])), jobs))
     for lang, parsed in results:
         assert parsed == expected[lang]
+
+
+def _no_refine(sym: Symbol, ctx: DefContext) -> None:
+    return None
+
+
+def _no_imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
+    return []
+
+
+MISSING = LanguageSpec("nolang", "tree_sitter_does_not_exist", "", _no_refine, _no_imports)
+BROKEN = LanguageSpec(
+    "badquery", "tree_sitter_python", "(no_such_node) @def.function", _no_refine, _no_imports
+)
+
+
+@pytest.mark.parametrize(
+    ("spec", "status"), [(MISSING, "missing: "), (BROKEN, "broken: QueryError")]
+)
+def test_missing_or_broken_grammar_is_reported_not_raised(
+    monkeypatch: pytest.MonkeyPatch, spec: LanguageSpec, status: str
+) -> None:
+    module = types.ModuleType(f"fake_spec_{spec.language}")
+    module.SPEC = spec  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(SPEC_MODULES, spec.language, module.__name__)
+    assert grammar_status()[spec.language].startswith(status)
+    assert spec.language not in graph_languages()
+    parsed = parse_source("x", spec.language, b"def f(): pass\n")
+    assert parsed.error.startswith(status) and parsed.symbols == []
