@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
     from repolens.embed.bert import BertEncoder
 
-DEFAULT_BATCH_SIZE = 32
+DEFAULT_BATCH_SIZE = 16
+"""Sequences per forward pass; 16 used ~10% less CPU than 32 (smaller arrays stay in cache)."""
 _SPECIAL_TOKENS = 2  # [CLS] and [SEP]
 
 
