@@ -8,6 +8,7 @@ Conventions decided here:
   TypeScript also interfaces, type aliases, enums and members, namespaces.
 - Exported: top-level declarations under ``export``, names in ``export { ... }``,
   ``module.exports = { ... }``; class members unless ``private``/``protected``/``#name``.
+  ``ParsedFile.exports`` holds the *local* names such lists export.
 - Imports: ``import x from 'm'`` -> name ``default``, alias ``x``; ``import * as ns`` -> name
   None, alias ``ns``; ``export ... from`` -> ``is_reexport``; ``require`` bound by ``const``.
   A file's own aliased or default exports (``export { a as b }``, ``export default f``)
