@@ -58,6 +58,12 @@ def test_consecutive_windows_overlap_by_a_few_lines() -> None:
         assert 1 <= len(shared) <= 2
 
 
+def test_overlap_is_dropped_when_the_next_line_needs_the_whole_budget() -> None:
+    text = "a = 1\nb = 2\n" + "c" * 99 + "\n" + "d = 4\n"
+    windows = split_windows(text, 100, measure_chars, split_chars)
+    assert windows == ["a = 1\nb = 2\n", "c" * 99 + "\n", "d = 4\n"]
+
+
 def test_no_overlap_when_asked() -> None:
     text = _code(60)
     windows = split_windows(text, 300, measure_chars, split_chars, overlap_lines=0)

@@ -40,12 +40,14 @@ def split_windows(
     pieces = _fitting_pieces(text.splitlines(keepends=True), budget, measure, split_long)
     costs = measure(pieces)
     windows: list[str] = []
-    start = 0
-    while start < len(pieces):
+    start = covered = 0
+    while covered < len(pieces):
         end = _window_end(pieces, costs, start, budget, measure)
+        if end <= covered:  # the overlap left no room for a new line: start afresh
+            start = covered
+            end = _window_end(pieces, costs, start, budget, measure)
         windows.append("".join(pieces[start:end]))
-        if end == len(pieces):
-            break
+        covered = end
         start = _overlap_start(costs, start, end, overlap_lines, budget // 4)
     return windows
 
