@@ -84,6 +84,14 @@ def decode(data: bytes) -> tuple[str, str]:
         return data.decode("utf-8", errors="replace"), f"not valid UTF-8 ({exc.reason})"
 
 
+def _parse_status(parsed: ParsedFile) -> str:
+    """ok; partial (syntax errors, or a line-level outline when the grammar is missing);
+    failed (nothing could be extracted)."""
+    if parsed.error:
+        return "partial" if parsed.symbols or parsed.imports else "failed"
+    return "partial" if parsed.has_errors else "ok"
+
+
 def process_file(task: FileTask) -> FileResult:
     """Read, hash and (if the content changed) parse and chunk one file."""
     try:
@@ -101,7 +109,7 @@ def process_file(task: FileTask) -> FileResult:
     status = "text"
     if task.language in SPEC_MODULES:  # a failed grammar is reported by parse_source
         parsed = parse_source(task.path, task.language, data)
-        status = "failed" if parsed.error else ("partial" if parsed.has_errors else "ok")
+        status = _parse_status(parsed)
         note = "; ".join(part for part in (note, parsed.error) if part)
     line_count = parsed.line_count if parsed else text.count("\n") + 1
     record = FileRecord(

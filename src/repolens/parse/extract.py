@@ -14,6 +14,7 @@ from operator import attrgetter
 from tree_sitter import Node, QueryCursor
 
 from repolens.parse.defs import Captures, SymbolTable, build_symbols
+from repolens.parse.languages.fallback import extract_lines, has_fallback
 from repolens.parse.model import Binding, Import, ParsedFile, Reference
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, LanguageSpec
@@ -42,7 +43,13 @@ def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
     result = ParsedFile(path=path, language=language, line_count=_line_count(source))
     grammar = get_grammar(language)
     if grammar is None:
-        result.error = failure(language) or f"no grammar for {language}"
+        reason = failure(language) or f"no grammar for {language}"
+        # A missing or broken grammar wheel degrades to a line-level outline, reported as
+        # such, rather than leaving the language's files with nothing.
+        degraded = extract_lines(path, language, source, reason) if has_fallback(language) else None
+        if degraded is not None:
+            return degraded
+        result.error = reason
         return result
     tree = get_parser(grammar).parse(source)
     result.has_errors = tree.root_node.has_error

@@ -113,10 +113,17 @@ def get_parser(grammar: Grammar) -> Parser:
 
 
 def grammar_status() -> dict[str, str]:
-    """language -> "ok" | "missing: <why>" | "broken: <why>" for every language with a spec."""
+    """language -> "ok" | "missing: <why>" | "broken: <why>" | "fallback: line-level (<why>)"."""
+    from repolens.parse.languages.fallback import has_fallback
+
     status: dict[str, str] = {}
     for language in SPEC_MODULES:
-        status[language] = "ok" if get_grammar(language) is not None else failure(language)
+        if get_grammar(language) is not None:
+            status[language] = "ok"
+        elif has_fallback(language):
+            status[language] = f"fallback: line-level ({failure(language)})"
+        else:
+            status[language] = failure(language)
     return status
 
 
