@@ -35,14 +35,15 @@ from repolens.discover import (
 from repolens.index import lock
 from repolens.index.files import FileResult, FileTask, init_worker, process_file
 from repolens.project import Project
-from repolens.resolve import affected_files, resolve
+from repolens.resolve import affected_files, edit_affected, file_facts, resolve
 from repolens.store import chunks as chunk_store
 from repolens.store import graph as graph_store
 from repolens.store.db import get_meta, set_meta, transaction
 
 BATCH_SIZE = 200
 PARALLEL_THRESHOLD = 64  # below this many files, process start-up costs more than it saves
-PENDING_KEY = "pending_resolve"
+PENDING_KEY = "pending_resolve"  # files whose reach resolve must still widen
+EXACT_KEY = "pending_exact"  # files already widened from the edit's delta
 STATE_KEY = "index_state"  # "running" from the start of a full run until it completes
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
@@ -80,7 +81,7 @@ def discovery_options(project: Project) -> DiscoveryOptions:
 
 def needs_resume(conn: sqlite3.Connection) -> bool:
     """Whether a run was interrupted (cancelled or killed) and the index is behind."""
-    return get_meta(conn, STATE_KEY) == "running" or bool(_pending(conn))
+    return get_meta(conn, STATE_KEY) == "running" or bool(_pending(conn) | _pending_exact(conn))
 
 
 def _stop_check(should_stop: StopCheck | None, writer: lock.WriterLock) -> StopCheck:
@@ -134,12 +135,16 @@ def _batched(items: Iterable[FileResult], size: int) -> Iterator[list[FileResult
         yield batch
 
 
-def _pending(conn: sqlite3.Connection) -> set[int]:
-    return set(json.loads(get_meta(conn, PENDING_KEY, "[]")))
+def _pending(conn: sqlite3.Connection, key: str = PENDING_KEY) -> set[int]:
+    return set(json.loads(get_meta(conn, key, "[]")))
 
 
-def _save_pending(conn: sqlite3.Connection, pending: set[int]) -> None:
-    set_meta(conn, PENDING_KEY, json.dumps(sorted(pending)))
+def _pending_exact(conn: sqlite3.Connection) -> set[int]:
+    return _pending(conn, EXACT_KEY)
+
+
+def _save_pending(conn: sqlite3.Connection, pending: set[int], key: str = PENDING_KEY) -> None:
+    set_meta(conn, key, json.dumps(sorted(pending)))
 
 
 def _count(report: IndexReport, reason: str) -> None:
@@ -147,12 +152,16 @@ def _count(report: IndexReport, reason: str) -> None:
 
 
 def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: IndexReport) -> None:
-    """Write one batch of results and remember the written files as needing resolution
-    (``resolve`` widens that to every file whose answers they may change)."""
+    """Write one batch of results and remember what needs resolution: new files (which
+    ``resolve`` widens to every file whose answers they may change), and for rewritten
+    files, what comparing their facts before and after says they can move."""
     now = time.time()
     with transaction(conn):
         pending = _pending(conn)
-        before = _symbols_of(conn, _ids(conn, [r.task.path for r in batch if r.task.known_hash]))
+        known = _ids(conn, [r.task.path for r in batch if r.task.known_hash])
+        facts = file_facts(conn, known)
+        before = _symbols_of(conn, known)
+        rewritten: set[int] = set()
         for result in batch:
             task = result.task
             if result.status == "unchanged":
@@ -167,9 +176,14 @@ def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: Inde
                 report.failed += 1
                 _count(report, result.status)
             else:
-                pending.add(_write_file(conn, result, now))
+                file_id = _write_file(conn, result, now)
+                (rewritten if file_id in known else pending).add(file_id)
                 report.parsed += 1
-        _save_pending(conn, pending | _drop_edges_into(conn, before))
+        exact = _pending_exact(conn)
+        if rewritten:
+            exact |= edit_affected(conn, facts, rewritten)
+        _save_pending(conn, pending)
+        _save_pending(conn, exact | _drop_edges_into(conn, before), EXACT_KEY)
 
 
 def _write_file(conn: sqlite3.Connection, result: FileResult, now: float) -> int:
@@ -285,19 +299,23 @@ def _resolve_pending(
     """Resolve every pending file (all of them when that is everything), then clear the
     list. A crash before the clear only means the same files are resolved again."""
     started = time.perf_counter()
-    pending = _pending(conn)
-    if pending:
-        ids = _existing(conn, pending)
+    pending, exact = _pending(conn), _pending_exact(conn)
+    if pending or exact:
+        ids, exact = _existing(conn, pending), _existing(conn, exact)
         if progress:
-            progress("resolve", 0, len(ids))
+            progress("resolve", 0, len(ids | exact))
         total = conn.execute("SELECT count(*) FROM files").fetchone()[0]
-        stats = resolve(conn, project.root, None if len(ids) >= total else ids)
+        if len(ids | exact) >= total:
+            stats = resolve(conn, project.root)
+        else:
+            stats = resolve(conn, project.root, ids, exact=exact)
         with transaction(conn):
             _save_pending(conn, set())
+            _save_pending(conn, set(), EXACT_KEY)
         report.resolved_files = stats.files
         report.edges = stats.edges
         if progress:
-            progress("resolve", len(ids), len(ids))
+            progress("resolve", len(ids | exact), len(ids | exact))
     report.timings["resolve"] = time.perf_counter() - started
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repolens.resolve.context import Context
+from repolens.resolve.delta import FileFacts, edit_affected, file_facts
 from repolens.resolve.edges import FileResult, resolve_file
 from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import SPECS, spec_for
@@ -25,7 +26,14 @@ from repolens.resolve.project import FileRow, Project, RefRow, load_project, loa
 from repolens.resolve.writeback import write_results
 from repolens.store.db import transaction
 
-__all__ = ["ResolveStats", "affected_files", "resolve"]
+__all__ = [
+    "FileFacts",
+    "ResolveStats",
+    "affected_files",
+    "edit_affected",
+    "file_facts",
+    "resolve",
+]
 
 REASONS = ("external", "builtin", "unknown", "ambiguous", "dynamic")
 
@@ -57,10 +65,16 @@ def build_context(project: Project, root: Path) -> Context:
 
 
 def resolve(
-    conn: sqlite3.Connection, root: Path, file_ids: Collection[int] | None = None
+    conn: sqlite3.Connection,
+    root: Path,
+    file_ids: Collection[int] | None = None,
+    *,
+    exact: Collection[int] = (),
 ) -> ResolveStats:
     """Resolve every file (``file_ids=None``) or the given files and all files whose
-    answers they may change; replace those files' edges. One transaction."""
+    answers they may change; replace those files' edges. One transaction. ``exact`` are
+    more files to resolve whose reach the caller has already widened (``edit_affected``):
+    they are resolved as they are, which is what keeps a one-line edit cheap."""
     with transaction(conn):
         project = load_project(conn)
         ctx = build_context(project, root)
@@ -68,7 +82,7 @@ def resolve(
             results, refs = _resolve_files(conn, ctx, set(project.files))
             write_results(conn, results, refs, ctx, None)
         else:
-            todo = {f for f in affected_files(conn, file_ids) if f in project.files}
+            todo = {f for f in affected_files(conn, file_ids) | set(exact) if f in project.files}
             todo |= stale_files(ctx, conn, todo)
             results, refs = {}, []
             while todo:  # a file whose imports now answer differently moves its importers

@@ -22,7 +22,7 @@ ATTRIBUTE = re.compile(r"[A-Za-z_$][\w$]*")
 PLAIN_KINDS = frozenset({"variable", "constant", "field", "enum_member"})
 
 
-def _ids(conn: sqlite3.Connection, sql: str, ids: list[int]) -> set[int]:
+def ids_in_slices(conn: sqlite3.Connection, sql: str, ids: list[int]) -> set[int]:
     """Run ``sql`` (with one ``{marks}`` placeholder list) over ``ids`` in slices."""
     found: set[int] = set()
     cur = conn.cursor()
@@ -41,24 +41,24 @@ def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[i
     name them."""
     changed = sorted(set(file_ids))
     found = set(changed)
-    found |= _ids(
+    found |= ids_in_slices(
         conn,
         "SELECT DISTINCT e.file_id FROM symbols s JOIN edges e ON e.target_id = s.id"
         " WHERE s.file_id IN ({marks}) AND e.kind != 'contains'",
         changed,
     )
-    found |= _ids(
+    found |= ids_in_slices(
         conn, "SELECT DISTINCT file_id FROM imports WHERE target_file_id IN ({marks})", changed
     )
-    found |= _dangling(conn)
+    found |= sweep_dangling(conn)
     names, attributes = _defined(conn, changed)
-    found |= _naming_refs(conn, names)
-    found |= _through_attributes(conn, attributes)
+    found |= naming_refs(conn, names)
+    found |= through_attributes(conn, attributes)
     found |= _naming_imports(conn, changed)
     return found
 
 
-def _dangling(conn: sqlite3.Connection) -> set[int]:
+def sweep_dangling(conn: sqlite3.Connection) -> set[int]:
     """Files with edges to symbols, or imports of files, that no longer exist."""
     cur = conn.cursor()
     cur.row_factory = None
@@ -103,7 +103,7 @@ def _defined(conn: sqlite3.Connection, changed: list[int]) -> tuple[set[str], se
     return names, attributes
 
 
-def _naming_refs(conn: sqlite3.Connection, names: set[str]) -> set[int]:
+def naming_refs(conn: sqlite3.Connection, names: set[str]) -> set[int]:
     """Files with a reference named like a new definition whose answer could move: one
     unresolved for want of a candidate (or for too many), or one resolved through a
     receiver's type or a guess (a new override or a closer candidate may win now)."""
@@ -127,7 +127,7 @@ def _naming_refs(conn: sqlite3.Connection, names: set[str]) -> set[int]:
     return found
 
 
-def _through_attributes(conn: sqlite3.Connection, attributes: set[str]) -> set[int]:
+def through_attributes(conn: sqlite3.Connection, attributes: set[str]) -> set[int]:
     """Files with a reference whose receiver walks through a name the changed files
     define: ``k.repo.save()`` when ``K.repo``'s type changed, ``ns.Order.parse()`` when
     the barrel ``ns`` re-exports an ``Order`` that came back."""
