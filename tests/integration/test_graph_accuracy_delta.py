@@ -102,9 +102,41 @@ def test_breadth_renames(fixture: str, tmp_path: Path) -> None:
     assert _check(root, tmp_path, rename).timings["changed"]
 
 
+# the Python fixture: (file, text, replacement) edits that move answers in other files
+EDITS = {
+    "override-added": ("src/shop/models.py", "        return self.total < 0\n",
+                       "        return self.total < 0\n\n    def save(self) -> str:\n"
+                       "        return 'refund'\n"),
+    "override-removed": ("src/shop/models.py", "    def save(self) -> str:\n        key = ",
+                         "    def saved(self) -> str:\n        key = "),
+    "return-type": ("src/shop/models.py", 'empty(cls) -> "Order"', 'empty(cls) -> "Refund"'),
+    "bases": ("src/shop/models.py", "class Refund(Order):", "class Refund(Record):"),
+    "member-added": ("src/shop/storage/memory.py", "    def put(",
+                     "    def extend(self) -> None:\n        return None\n\n    def put("),
+    "attribute-type": ("src/shop/service.py", "    archive: Store\n", "    archive: Order\n"),
+    "shadowing-class": ("src/shop/storage/__init__.py", '__all__ = ["Store"]',
+                        "class Store:\n    def put(self, k, v):\n        return None\n\n"
+                        '__all__ = ["Store"]'),
+    "export-dropped": ("src/shop/storage/__init__.py", '__all__ = ["Store"]', "__all__ = []"),
+}  # fmt: skip
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_python_cases(case: str, tmp_path: Path) -> None:
     assert _check(_tree("python", tmp_path), tmp_path, CASES[case]).timings["changed"]
+
+
+@pytest.mark.parametrize("case", sorted(EDITS))
+def test_python_edits(case: str, tmp_path: Path) -> None:
+    path, old, new = EDITS[case]
+
+    def change(tree: Path) -> list[str]:
+        text = (tree / path).read_text(encoding="utf-8")
+        assert old in text
+        edit(tree / path, text.replace(old, new))
+        return [path]
+
+    _check(_tree("python", tmp_path), tmp_path, change)
 
 
 @pytest.mark.parametrize("fixture", FIXTURE_NAMES)
