@@ -72,9 +72,12 @@ def resolve(
     exact: Collection[int] = (),
 ) -> ResolveStats:
     """Resolve every file (``file_ids=None``) or the given files and all files whose
-    answers they may change; replace those files' edges. One transaction. ``exact`` are
-    more files to resolve whose reach the caller has already widened (``edit_affected``):
-    they are resolved as they are, which is what keeps a one-line edit cheap."""
+    answers they may change; replace those files' edges. One transaction.
+
+    ``exact`` are more files to resolve whose reach the caller has already widened from
+    the edit's delta (``edit_affected``, which also takes in the ambiguous references a
+    changed name may decide): only the layout is re-checked for them, which is what
+    keeps a one-line edit cheap."""
     with transaction(conn):
         project = load_project(conn)
         ctx = build_context(project, root)
@@ -82,8 +85,10 @@ def resolve(
             results, refs = _resolve_files(conn, ctx, set(project.files))
             write_results(conn, results, refs, ctx, None)
         else:
-            todo = {f for f in affected_files(conn, file_ids) | set(exact) if f in project.files}
-            todo |= stale_files(ctx, conn, todo)
+            widen = bool(file_ids) or not exact
+            todo = set(exact) | (affected_files(conn, file_ids) if widen else set())
+            todo &= project.files.keys()
+            todo |= stale_files(ctx, conn, todo, ambiguous=widen)
             results, refs = {}, []
             while todo:  # a file whose imports now answer differently moves its importers
                 batch, batch_refs = _resolve_files(conn, ctx, todo)

@@ -20,6 +20,7 @@ from repolens.resolve.project import CLASS_KINDS, ImportRow, RefRow, chunked
 SEGMENT = re.compile(r"[^./:\\@-]+")
 ATTRIBUTE = re.compile(r"[A-Za-z_$][\w$]*")
 PLAIN_KINDS = frozenset({"variable", "constant", "field", "enum_member"})
+FEW_ATTRIBUTES = 64  # up to this many names, receivers are pre-filtered in SQL
 
 
 def ids_in_slices(conn: sqlite3.Connection, sql: str, ids: list[int]) -> set[int]:
@@ -134,9 +135,11 @@ def through_attributes(conn: sqlite3.Connection, attributes: set[str]) -> set[in
     if not attributes:
         return set()
     found: set[int] = set()
-    for file_id, receiver in conn.execute(
-        "SELECT r.file_id, r.receiver FROM refs r WHERE r.receiver IS NOT NULL"
-    ):
+    sql = "SELECT r.file_id, r.receiver FROM refs r WHERE r.receiver IS NOT NULL"
+    params = sorted(attributes) if len(attributes) <= FEW_ATTRIBUTES else []
+    if params:  # let SQLite drop the receivers that contain none of them
+        sql += " AND (" + " OR ".join("instr(r.receiver, ?) > 0" for _ in params) + ")"
+    for file_id, receiver in conn.execute(sql, params):
         if file_id not in found and not attributes.isdisjoint(ATTRIBUTE.findall(receiver)[1:]):
             found.add(file_id)
     return found
@@ -165,14 +168,19 @@ def _naming_imports(conn: sqlite3.Connection, changed: list[int]) -> set[int]:
     return found
 
 
-def stale_files(ctx: Context, conn: sqlite3.Connection, settled: set[int]) -> set[int]:
+def stale_files(
+    ctx: Context, conn: sqlite3.Connection, settled: set[int], *, ambiguous: bool = True
+) -> set[int]:
     """Files outside ``settled`` whose stored answers the current layout contradicts: an
-    import whose module moved (a layout config changed), an ambiguous name now decidable
-    (a competing definition went away)."""
+    import whose module moved (a layout config changed), and unless ``ambiguous`` is
+    False (the caller widened by the changed names), an ambiguous name now decidable (a
+    competing definition went away)."""
     stale: set[int] = set()
     for file_id, imports in ctx.project.imports.items():
         if file_id not in settled and any(_module_moved(ctx, imp) for imp in imports):
             stale.add(file_id)
+    if not ambiguous:
+        return stale
     cur = conn.cursor()
     cur.row_factory = None
     for row in cur.execute(
