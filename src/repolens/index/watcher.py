@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-import watchfiles
+from watchfiles._rust_notify import RustNotify
 
 from repolens.discover import is_ignored_path
 from repolens.discover.ignore import GITIGNORE, REPOLENSIGNORE
@@ -42,6 +42,7 @@ from repolens.project import Project
 RESCAN_NAMES = frozenset({GITIGNORE, REPOLENSIGNORE})
 MAX_ATTEMPTS = 3  # a batch that fails this often is dropped (and reported), not retried forever
 POLL_SECONDS = 0.2
+RUST_TIMEOUT_MS = 200  # how often the OS watcher wakes to check for a stop
 POLL_DELAY_MS = 300  # how often a polling watcher rescans the tree
 
 StopCheck = Callable[[], bool]
@@ -115,7 +116,7 @@ class Watcher:
             except queue.Empty:
                 return paths
 
-    def _keep(self, change: watchfiles.Change, path: str) -> bool:
+    def _keep(self, path: str) -> bool:
         rel = relative_path(self.project, path)
         return rel is not None and not is_ignored_path(self.project.root, rel, self._discovery)
 
@@ -137,20 +138,30 @@ class Watcher:
             self.ready.set()
 
     def _watch(self, polling: bool) -> None:
+        """Watch the root until stopped. ``RustNotify`` is driven directly (not through
+        ``watchfiles.watch``) so "ready" can mean "watches registered": the generator only
+        yields after a quiet period with no raw event at all, which a busy index (readers
+        touching ``-shm``/``-wal``, the lock heartbeat) never leaves. Those events are
+        dropped by the same filter as ignored paths."""
         # A poller's first scan, the baseline it compares against, may lag its start: a
         # change made before that scan would never be reported, so "ready" (after which
         # the catch-up runs) waits a few poll periods.
         settle = time.monotonic() + (3 * POLL_DELAY_MS / 1000 if polling else 0)
-        for changes in watchfiles.watch(
-            self.project.root, watch_filter=self._keep, debounce=self.options.debounce_ms,
-            step=self.options.step_ms, stop_event=self._stop, rust_timeout=200,
-            yield_on_timeout=True, raise_interrupt=False, force_polling=polling,
-            poll_delay_ms=POLL_DELAY_MS,
-        ):  # fmt: skip
-            if time.monotonic() >= settle:
-                self.ready.set()
-            if changes:
-                self._changes.put({path for _, path in changes})
+        with RustNotify(
+            [str(self.project.root)], False, polling, POLL_DELAY_MS, True, True
+        ) as rust:
+            while True:
+                if time.monotonic() >= settle:
+                    self.ready.set()
+                raw = rust.watch(self.options.debounce_ms, self.options.step_ms, RUST_TIMEOUT_MS,
+                                 self._stop)  # fmt: skip
+                if isinstance(raw, str):  # "timeout", or "stop"/"signal" to end
+                    if raw == "timeout":
+                        continue
+                    return
+                changes = {path for _, path in raw if self._keep(path)}
+                if changes:
+                    self._changes.put(changes)
 
     @property
     def alive(self) -> bool:
