@@ -2,8 +2,9 @@
 
 Both embed the same inputs: real code, functions of the Python standard library cut to
 20-25 lines, split by our ``windows()`` so that neither side truncates anything. Prints
-windows per second of each (median of ``--repeats`` timed runs after a warm-up), their
-ratio and the lowest cosine between the two implementations' vectors.
+windows per second of each (median of ``--repeats`` runs after a warm-up, the two
+timed in turns), CPU time per window, their ratio and the lowest cosine between the two
+implementations' vectors.
 
     python bench/embed_throughput.py [--chunks 300] [--repeats 3] [--batch-size 16]
 
@@ -19,6 +20,7 @@ import statistics
 import sysconfig
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -48,24 +50,41 @@ def stdlib_chunks(count: int) -> list[str]:
     return chunks
 
 
-def timed(
-    embed: Callable[[Sequence[str]], np.ndarray], texts: list[str], repeats: int
-) -> tuple[float, np.ndarray]:
-    """Median items/s over ``repeats`` runs after a warm-up run; also the last vectors.
+Embed = Callable[[Sequence[str]], np.ndarray]
 
-    CPU milliseconds per item (all threads of this process) are printed too: on a shared
-    machine they move less than wall time.
-    """
-    vectors = embed(texts)
-    rates, cpu = [], []
-    for _ in range(repeats):
+
+@dataclass
+class Timing:
+    """Runs of one implementation: windows per second and CPU ms per window."""
+
+    rates: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    vectors: np.ndarray | None = None
+
+    def run(self, embed: Embed, texts: list[str]) -> None:
         start, start_cpu = time.perf_counter(), time.process_time()
-        vectors = embed(texts)
-        rates.append(len(texts) / (time.perf_counter() - start))
-        cpu.append((time.process_time() - start_cpu) * 1000 / len(texts))
-    print(f"    runs: {', '.join(f'{rate:.1f}' for rate in rates)} /s; ", end="")
-    print(f"CPU {statistics.median(cpu):.0f} ms per item; load {os.getloadavg()[0]:.1f}")
-    return statistics.median(rates), vectors
+        self.vectors = embed(texts)
+        self.rates.append(len(texts) / (time.perf_counter() - start))
+        self.cpu_ms.append((time.process_time() - start_cpu) * 1000 / len(texts))
+
+    def report(self, name: str) -> float:
+        rate = statistics.median(self.rates)
+        runs = ", ".join(f"{r:.1f}" for r in self.rates)
+        cpu = statistics.median(self.cpu_ms)
+        print(f"{name:24s} {rate:6.1f} windows/s (runs {runs}); CPU {cpu:.0f} ms per window")
+        return rate
+
+
+def compare(implementations: dict[str, Embed], texts: list[str], repeats: int) -> dict[str, Timing]:
+    """Warm each implementation up, then time them in turns, so that a machine whose
+    load changes during the run weighs on every implementation alike."""
+    timings = {name: Timing() for name in implementations}
+    for embed in implementations.values():
+        embed(texts[:32])
+    for _ in range(repeats):
+        for name, embed in implementations.items():
+            timings[name].run(embed, texts)
+    return timings
 
 
 def sentence_transformers_embed(
@@ -77,7 +96,7 @@ def sentence_transformers_embed(
     except ImportError:
         return None
     model = SentenceTransformer(str(model_dir), device="cpu")
-    print(f"  sentence-transformers: torch {torch.__version__}, {torch.get_num_threads()} threads")
+    print(f"sentence-transformers: torch {torch.__version__}, {torch.get_num_threads()} threads")
 
     def embed(texts: Sequence[str]) -> np.ndarray:
         return model.encode(
@@ -103,19 +122,25 @@ def main() -> None:
     print(f"{len(chunks)} stdlib function chunks -> {len(texts)} windows of <= 256 word pieces")
 
     workers = args.workers or default_workers()
-    print(f"  repolens local (numpy): {workers} workers, batch {args.batch_size}")
-    our_rate, our_vectors = timed(ours.embed_documents, texts, args.repeats)
-    print(f"repolens numpy         {our_rate:8.1f} windows/s")
-
+    print(f"repolens numpy: {workers} workers, batch {args.batch_size}")
+    implementations: dict[str, Embed] = {"repolens numpy": ours.embed_documents}
     reference = sentence_transformers_embed(model_dir, args.st_batch_size)
+    if reference is not None:
+        implementations["sentence-transformers"] = reference
+    timings = compare(implementations, texts, args.repeats)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    our_rate = timings["repolens numpy"].report("repolens numpy")
     if reference is None:
-        print("sentence-transformers  skipped (not importable here)")
+        print("sentence-transformers    skipped (not importable here)")
         return
-    ref_rate, ref_vectors = timed(reference, texts, args.repeats)
-    print(f"sentence-transformers  {ref_rate:8.1f} windows/s")
-    print(f"ratio (ours / st)      {our_rate / ref_rate:8.2f}x")
-    cosines = np.sum(our_vectors * ref_vectors, axis=1)
-    print(f"min cosine ours vs st  {cosines.min():.6f}")
+    ref = timings["sentence-transformers"]
+    ref_rate = ref.report("sentence-transformers")
+    cpu_ratio = statistics.median(ref.cpu_ms) / statistics.median(timings["repolens numpy"].cpu_ms)
+    print(f"ratio ours / st: {our_rate / ref_rate:.2f}x windows/s, {cpu_ratio:.2f}x less CPU")
+    ours_vectors, ref_vectors = timings["repolens numpy"].vectors, ref.vectors
+    assert ours_vectors is not None and ref_vectors is not None
+    cosines = np.sum(ours_vectors * ref_vectors, axis=1)
+    print(f"min cosine ours vs st: {cosines.min():.6f}")
 
 
 if __name__ == "__main__":

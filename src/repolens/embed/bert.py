@@ -125,7 +125,8 @@ class BertEncoder:
         if seq > self.config.max_positions:
             raise ValueError(f"sequence of {seq} tokens exceeds {self.config.max_positions}")
         x = self._word[ids.reshape(-1)]
-        x.reshape(batch, seq, -1)[:] += self._position[:seq]
+        by_sequence = x.reshape(batch, seq, -1)  # a view: adding to it adds to x
+        by_sequence += self._position[:seq]
         _layer_norm(x, *self._emb_ln, self.config.layer_norm_eps)
         key_bias = np.where(mask, np.float32(0), np.finfo(np.float32).min).astype(np.float32)
         padded = np.asarray(~mask.all(axis=1), dtype=np.bool_)
