@@ -189,3 +189,28 @@ def test_new_top_level_name_reaches_importers_only(tmp_path: Path) -> None:
         assert after == snapshot(fresh)
     finally:
         fresh.close()
+
+
+def test_a_long_lived_writer_stays_exact(tmp_path: Path) -> None:
+    """One connection applies each edit and then undoes it (reusing the rows it loaded
+    before), and another connection writes in between; after each step, the graph equals
+    a fresh index of the tree."""
+    root = _tree("python", tmp_path)
+    project, conn = _indexed(root, tmp_path / "incremental")
+    other = connect(project.db_path)
+    steps = [(case, step) for case in sorted(EDITS) for step in ("do", "undo")]
+    try:
+        for number, (case, step) in enumerate(steps):
+            path, old, new = EDITS[case]
+            text = (root / path).read_text(encoding="utf-8")
+            edit(root / path, text.replace(old, new) if step == "do" else text.replace(new, old))
+            update_paths(project, other if number == 5 else conn, [path])
+            shutil.rmtree(tmp_path / "full", ignore_errors=True)
+            _, fresh = _indexed(root, tmp_path / "full")
+            try:
+                assert snapshot(conn) == snapshot(fresh), f"{case} {step}"
+            finally:
+                fresh.close()
+    finally:
+        other.close()
+        conn.close()

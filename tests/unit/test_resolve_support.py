@@ -14,7 +14,8 @@ from repolens.parse import parse_source
 from repolens.resolve import build_context
 from repolens.resolve.base import ImportResult, Layout
 from repolens.resolve.languages import spec_for
-from repolens.resolve.project import FileRow, ImportRow, load_project
+from repolens.resolve.project import FileRow, ImportRow
+from repolens.resolve.tables import load_project
 from repolens.store import graph
 from repolens.store.db import connect, transaction
 

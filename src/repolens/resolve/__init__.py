@@ -22,7 +22,8 @@ from repolens.resolve.delta import FileFacts, edit_affected, file_facts
 from repolens.resolve.edges import FileResult, resolve_file
 from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import SPECS, spec_for
-from repolens.resolve.project import FileRow, Project, RefRow, load_project, load_refs
+from repolens.resolve.project import FileRow, Project, RefRow, load_refs
+from repolens.resolve.tables import forget, load_project
 from repolens.resolve.writeback import write_results
 from repolens.store.db import transaction
 
@@ -83,6 +84,7 @@ def resolve(
         ctx = build_context(project, root)
         if file_ids is None:
             results, refs = _resolve_files(conn, ctx, set(project.files))
+            forget(conn, None)
             write_results(conn, results, refs, ctx, None)
         else:
             widen = bool(file_ids) or not exact
@@ -95,6 +97,7 @@ def resolve(
                 results.update(batch)
                 refs.extend(batch_refs)
                 todo = importers(ctx, _imports_moved(ctx, batch)) - set(results)
+            forget(conn, results)  # their import targets and answers are rewritten
             write_results(conn, results, refs, ctx, set(results))
     return _stats(project, results, len(refs))
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from repolens.resolve.incremental import (
     ids_in_slices,
     naming_refs,
-    sweep_dangling,
     through_attributes,
 )
 from repolens.resolve.project import CALLABLE_KINDS, chunked
@@ -252,8 +251,8 @@ def _keep_import_targets(conn: sqlite3.Connection, before: FileFacts, after: Fil
 def widen(conn: sqlite3.Connection, delta: Delta) -> set[int]:
     """Files with edges into changed symbols, subclasses of types whose members changed,
     importers of files whose imports or exports changed, importers that name a changed
-    module-level name (or import everything), files naming a changed name or reaching one
-    through an attribute, and files with dangling edges."""
+    module-level name (or import everything), and files naming a changed name or reaching
+    one through an attribute. (Edges into removed symbols are among the first.)"""
     found = ids_in_slices(
         conn,
         "SELECT DISTINCT file_id FROM edges WHERE target_id IN ({marks}) AND kind != 'contains'",
@@ -271,7 +270,6 @@ def widen(conn: sqlite3.Connection, delta: Delta) -> set[int]:
         sorted(delta.interface),
     )
     found |= _naming_importers(conn, delta.modules - delta.interface, delta.names)
-    found |= sweep_dangling(conn)
     found |= naming_refs(conn, delta.names)
     found |= through_attributes(conn, delta.names)
     return found

@@ -9,8 +9,7 @@ references are loaded per file set, because an incremental run re-resolves a few
 from __future__ import annotations
 
 import sqlite3
-from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum"})
@@ -116,107 +115,20 @@ class Project:
         return self.members.get(self.files[file_id].symbol, {}).get(name, [])
 
 
-def _rows(conn: sqlite3.Connection, sql: str, params: Iterable[object] = ()) -> Iterator[tuple]:
-    """Plain tuples: ``sqlite3.Row`` costs several times more per row on bulk reads."""
-    cur = conn.cursor()
-    cur.row_factory = None
-    yield from cur.execute(sql, tuple(params))
-
-
-def load_project(conn: sqlite3.Connection) -> Project:
-    """Read files, symbols, imports, bindings and base-class references."""
-    files: dict[int, FileRow] = {}
-    for fid, path, language, module, exports in _rows(
-        conn, "SELECT id, path, language, module, exports FROM files ORDER BY path"
-    ):
-        names = tuple(n for n in exports.split("\n") if n)
-        files[fid] = FileRow(fid, path, language, module, names, 0)
-    syms: dict[int, Sym] = {}
-    members: dict[int, dict[str, list[Sym]]] = defaultdict(lambda: defaultdict(list))
-    by_name: dict[str, list[Sym]] = defaultdict(list)
-    by_qname: dict[tuple[int, str], list[Sym]] = defaultdict(list)
-    for row in _rows(
-        conn,
-        "SELECT id, file_id, parent_id, kind, name, qualified_name, start_line, end_line,"
-        " is_exported, is_static, decorators, return_type, signature FROM symbols"
-        " ORDER BY file_id, start_line, start_col, id",
-    ):
-        sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig = row
-        sym = Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
-                  decos, ret, sig if kind in CALLABLE_KINDS else "")  # fmt: skip
-        syms[sym.id] = sym
-        if sym.kind == "file":
-            files[sym.file_id].symbol = sym.id
-            continue
-        if sym.parent_id is not None:
-            members[sym.parent_id][sym.name].append(sym)
-        by_name[sym.name].append(sym)
-        by_qname[(sym.file_id, sym.qname)].append(sym)
-    project = Project(
-        files=files,
-        by_path={f.path: f.id for f in files.values()},
-        syms=syms,
-        members=members,
-        by_name=by_name,
-        by_qname=by_qname,
-        imports=_load_imports(conn),
-        bindings=_load_bindings(conn),
-        bases=_load_bases(conn),
-    )
-    for sym in syms.values():
-        project.file_syms.setdefault(sym.file_id, []).append(sym)
-    return project
-
-
-def _load_imports(conn: sqlite3.Connection) -> dict[int, list[ImportRow]]:
-    imports: dict[int, list[ImportRow]] = defaultdict(list)
-    for iid, fid, module, name, alias, level, line, wildcard, reexport, tfile, tsym in _rows(
-        conn,
-        "SELECT id, file_id, module, name, alias, level, line, is_wildcard, is_reexport,"
-        " target_file_id, target_symbol_id FROM imports ORDER BY file_id, line, id",
-    ):
-        imports[fid].append(
-            ImportRow(iid, fid, module, name, alias, level, line, bool(wildcard), bool(reexport),
-                      tfile, tsym)
-        )  # fmt: skip
-    return imports
-
-
-def _load_bindings(conn: sqlite3.Connection) -> dict[int, dict[str, list[BindingRow]]]:
-    bindings: dict[int, dict[str, list[BindingRow]]] = defaultdict(lambda: defaultdict(list))
-    for fid, scope, name, type_name, line, from_call in _rows(
-        conn,
-        "SELECT file_id, scope_id, name, type_name, line, from_call FROM bindings"
-        " ORDER BY file_id, line, rowid",
-    ):
-        bindings[scope][name].append(BindingRow(fid, scope, name, type_name, line, bool(from_call)))
-    return bindings
-
-
-def _load_bases(conn: sqlite3.Connection) -> dict[int, list[RefRow]]:
-    bases: dict[int, list[RefRow]] = defaultdict(list)
-    for row in _rows(
-        conn,
-        "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason"
-        " FROM refs WHERE kind IN ('extends', 'implements') ORDER BY file_id, line, col, id",
-    ):
-        ref = RefRow(*row)
-        bases[ref.source_id].append(ref)
-    return bases
-
-
 def load_refs(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> list[RefRow]:
     """References of the given files (all files when None), in no particular order: each
     is resolved on its own, and edges are compared as sets."""
     sql = (
         "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason FROM refs"
     )
+    cur = conn.cursor()
+    cur.row_factory = None  # plain tuples: ``sqlite3.Row`` costs more per row
     if file_ids is None:
-        return [RefRow(*r) for r in _rows(conn, sql)]
+        return [RefRow(*r) for r in cur.execute(sql)]
     refs: list[RefRow] = []
     for chunk in chunked(sorted(file_ids)):
         marks = ",".join("?" * len(chunk))
-        refs.extend(RefRow(*r) for r in _rows(conn, f"{sql} WHERE file_id IN ({marks})", chunk))
+        refs.extend(RefRow(*r) for r in cur.execute(f"{sql} WHERE file_id IN ({marks})", chunk))
     return refs
 
 

@@ -1,0 +1,181 @@
+"""Each file's graph rows, read once and kept while the same connection keeps writing.
+
+Loading the whole project is most of an incremental resolve (tens of thousands of rows
+for a one-file edit). A long-lived writer (the watcher, the MCP server) resolves through
+one connection, so the rows of files that did not change since the last run are kept
+per file and only changed files are read again. Kept rows are trusted only while:
+
+- no other connection has committed (``PRAGMA data_version`` is unchanged);
+- the file's ``indexed_at`` is unchanged (every rewrite of a file stamps it anew);
+- resolution has not rewritten the file's import targets or reference answers since
+  (``forget`` drops the files a resolve run wrote).
+
+The cache holds one connection at a time: a process that switches connections simply
+starts over, and nothing is ever answered from rows another writer may have changed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+
+from repolens.resolve.project import (
+    CALLABLE_KINDS,
+    BindingRow,
+    FileRow,
+    ImportRow,
+    Project,
+    RefRow,
+    Sym,
+    chunked,
+)
+
+SYMBOLS = (
+    "SELECT id, file_id, parent_id, kind, name, qualified_name, start_line, end_line,"
+    " is_exported, is_static, decorators, return_type, signature FROM symbols{where}"
+    " ORDER BY file_id, start_line, start_col, id"
+)
+IMPORTS = (
+    "SELECT id, file_id, module, name, alias, level, line, is_wildcard, is_reexport,"
+    " target_file_id, target_symbol_id FROM imports{where} ORDER BY file_id, line, id"
+)
+BINDINGS = (
+    "SELECT file_id, scope_id, name, type_name, line, from_call FROM bindings{where}"
+    " ORDER BY file_id, line, rowid"
+)
+BASES = (
+    "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason"
+    " FROM refs WHERE kind IN ('extends', 'implements'){where} ORDER BY file_id, line, col, id"
+)
+
+
+@dataclass(slots=True)
+class FileTables:
+    """One file's rows as resolution uses them, each list in the store's load order."""
+
+    stamp: float
+    syms: list[Sym] = field(default_factory=list)
+    imports: list[ImportRow] = field(default_factory=list)
+    bindings: list[BindingRow] = field(default_factory=list)
+    bases: list[RefRow] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Cache:
+    conn: sqlite3.Connection | None = None
+    version: int = -1
+    files: dict[int, FileTables] = field(default_factory=dict)
+
+
+_CACHE = _Cache()
+
+
+def file_tables(conn: sqlite3.Connection, stamps: dict[int, float]) -> dict[int, FileTables]:
+    """Rows of every file in ``stamps`` (file id -> ``indexed_at``), from the cache where
+    still valid, else read (all tables at once when most files need reading)."""
+    version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+    if _CACHE.conn is not conn or _CACHE.version != version:
+        _CACHE.conn, _CACHE.version, _CACHE.files = conn, version, {}
+    kept = _CACHE.files
+    stale = [
+        fid for fid, stamp in stamps.items() if (t := kept.get(fid)) is None or t.stamp != stamp
+    ]
+    everything = len(stale) * 2 > len(stamps)  # then one pass over each table is cheaper
+    fresh = {fid: FileTables(stamps[fid]) for fid in (stamps if everything else stale)}
+    if fresh:
+        _read(conn, fresh, None if everything else sorted(fresh))
+    _CACHE.files = {fid: fresh.get(fid) or kept[fid] for fid in stamps}
+    return _CACHE.files
+
+
+def forget(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> None:
+    """Drop kept rows that ``conn`` is about to change (every file when None)."""
+    if _CACHE.conn is not conn:
+        return
+    if file_ids is None:
+        _CACHE.files = {}
+        return
+    for fid in file_ids:
+        _CACHE.files.pop(fid, None)
+
+
+def _read(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] | None) -> None:
+    for row in _select(conn, SYMBOLS, ids):
+        sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig = row
+        out[fid].syms.append(
+            Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
+                decos, ret, sig if kind in CALLABLE_KINDS else "")
+        )  # fmt: skip
+    for iid, fid, module, name, alias, level, line, wildcard, reexport, tfile, tsym in _select(
+        conn, IMPORTS, ids
+    ):
+        out[fid].imports.append(
+            ImportRow(iid, fid, module, name, alias, level, line, bool(wildcard), bool(reexport),
+                      tfile, tsym)
+        )  # fmt: skip
+    for fid, scope, name, type_name, line, from_call in _select(conn, BINDINGS, ids):
+        out[fid].bindings.append(BindingRow(fid, scope, name, type_name, line, bool(from_call)))
+    for row in _select(conn, BASES, ids):
+        out[row[1]].bases.append(RefRow(*row))
+
+
+def _select(conn: sqlite3.Connection, sql: str, ids: list[int] | None) -> Iterator[tuple]:
+    """Rows of ``sql`` for the files ``ids`` (every file when None), as plain tuples:
+    ``sqlite3.Row`` costs several times more per row on bulk reads."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    if ids is None:
+        yield from cur.execute(sql.format(where=""))
+        return
+    for chunk in chunked(ids):
+        marks = ",".join("?" * len(chunk))
+        clause = f" AND file_id IN ({marks})" if "WHERE" in sql else f" WHERE file_id IN ({marks})"
+        yield from cur.execute(sql.format(where=clause), chunk)
+
+
+def load_project(conn: sqlite3.Connection) -> Project:
+    """Read files, symbols, imports, bindings and base-class references (kept rows of
+    unchanged files reused, see the module doc)."""
+    files: dict[int, FileRow] = {}
+    stamps: dict[int, float] = {}
+    for fid, path, language, module, exports, stamp in _select(
+        conn,
+        "SELECT id, path, language, module, exports, indexed_at FROM files ORDER BY path",
+        None,
+    ):
+        files[fid] = FileRow(
+            fid, path, language, module, tuple(n for n in exports.split("\n") if n), 0
+        )
+        stamps[fid] = stamp
+    tables = file_tables(conn, dict(sorted(stamps.items())))
+    project = Project(
+        files=files, by_path={f.path: f.id for f in files.values()}, syms={},
+        members=defaultdict(lambda: defaultdict(list)), by_name=defaultdict(list),
+        by_qname=defaultdict(list), imports=defaultdict(list),
+        bindings=defaultdict(lambda: defaultdict(list)), bases=defaultdict(list),
+    )  # fmt: skip
+    for fid, table in tables.items():
+        _add(project, fid, table)
+    return project
+
+
+def _add(project: Project, fid: int, table: FileTables) -> None:
+    for sym in table.syms:
+        project.syms[sym.id] = sym
+        if sym.kind == "file":
+            project.files[fid].symbol = sym.id
+            continue
+        if sym.parent_id is not None:
+            project.members[sym.parent_id][sym.name].append(sym)
+        project.by_name[sym.name].append(sym)
+        project.by_qname[(fid, sym.qname)].append(sym)
+    if table.syms:
+        project.file_syms[fid] = list(table.syms)
+    if table.imports:
+        project.imports[fid] = list(table.imports)
+    for binding in table.bindings:
+        project.bindings[binding.scope_id][binding.name].append(binding)
+    for ref in table.bases:
+        project.bases[ref.source_id].append(ref)
