@@ -43,6 +43,8 @@ __all__ = ["EmbedStats", "ProfilePendingError", "embed_pending", "embedded_share
 
 
 MAX_HEADER_NAMES = 3
+MIN_PART_LINES = 3
+_LAST_SEGMENT = re.compile(r"\.|::|#")
 _CAMEL_BREAK = re.compile(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])")
 _WORD_BREAK = re.compile(r"[._:#\-]+")
 
@@ -102,8 +104,9 @@ def embed_pending(
     try:
         while not (should_stop and should_stop()):
             batch = conn.execute(
-                "SELECT id, text, names FROM chunks c WHERE id > ? AND NOT EXISTS"
-                " (SELECT 1 FROM chunk_windows w WHERE w.chunk_id = c.id) ORDER BY id LIMIT ?",
+                "SELECT id, start_line, text, names, parts FROM chunks c WHERE id > ?"
+                " AND NOT EXISTS (SELECT 1 FROM chunk_windows w WHERE w.chunk_id = c.id)"
+                " ORDER BY id LIMIT ?",
                 (last_id, max(1, batch_size)),
             ).fetchall()
             if not batch:
@@ -153,8 +156,8 @@ def _embed_batch(
     key = provider.profile.key()
     windows = [
         _Window(chunk_id, ordinal, window, text_hash(window))
-        for chunk_id, text, names in batch
-        for ordinal, window in enumerate(_windows(provider, _document(text, names)))
+        for chunk_id, start_line, text, names, parts in batch
+        for ordinal, window in enumerate(chunk_documents(provider, start_line, text, names, parts))
     ]
     cached = cached_hashes(conn, (w.hash for w in windows), key)
     missing = {w.hash: w.text for w in windows if w.hash not in cached}
@@ -179,12 +182,51 @@ def _embed_batch(
     stats.batches += 1
 
 
-def _document(text: str, names: str) -> str:
-    """What is embedded: the chunk under a line naming its symbols in words
-    (``HelpFormatter.write_dl`` -> ``help formatter write dl``), so that a model trained
-    on prose can match a query by name, and a piece of a long function still says
-    whose it is. Names, unlike paths and line numbers, move with the code."""
-    shown = [name for name in names.split("\n") if name][:MAX_HEADER_NAMES]
+def chunk_documents(
+    provider: EmbeddingProvider, start_line: int, text: str, names: str, parts: str
+) -> list[str]:
+    """The texts embedded for one chunk (its dense score is the best of them).
+
+    Neighbours merged into one chunk are embedded apart, so that three small functions
+    are three precise vectors rather than one blurred one; each text is headed by the
+    names it shows, and cut into windows the model can read whole.
+    """
+    all_names = [name for name in names.split("\n") if name]
+    documents = []
+    for part in _split_parts(text, start_line, parts):
+        shown = [n for n in all_names if _mentions(part, n)] or all_names
+        documents.extend(_windows(provider, _document(part, shown)))
+    return documents or [text.strip()]
+
+
+def _mentions(text: str, name: str) -> bool:
+    simple = _LAST_SEGMENT.split(name)[-1]
+    return re.search(rf"(?<!\w){re.escape(simple)}(?!\w)", text) is not None
+
+
+def _split_parts(text: str, start_line: int, parts: str) -> list[str]:
+    """The chunk's text cut where merged neighbours begin; a part of fewer than
+    ``MIN_PART_LINES`` non-blank lines (a constant, a one-line helper) stays with the
+    part after it."""
+    lines = text.split("\n")
+    cuts = [int(p) - start_line for p in parts.split() if 0 < int(p) - start_line < len(lines)]
+    pieces, begin = [], 0
+    for cut in [*cuts, len(lines)]:
+        if sum(1 for line in lines[begin:cut] if line.strip()) >= MIN_PART_LINES:
+            pieces.append("\n".join(lines[begin:cut]))
+            begin = cut
+    if begin < len(lines):  # a short tail joins the part before it
+        tail = "\n".join(lines[begin:])
+        pieces = [*pieces[:-1], f"{pieces[-1]}\n{tail}"] if pieces else [tail]
+    return pieces
+
+
+def _document(text: str, names: list[str]) -> str:
+    """A text under a line naming its symbols in words (``HelpFormatter.write_dl`` ->
+    ``help formatter write dl``), so that a model trained on prose can match a query by
+    name, and a piece of a long function still says whose it is. Names, unlike paths and
+    line numbers, move with the code."""
+    shown = names[:MAX_HEADER_NAMES]
     header = " ".join(_WORD_BREAK.sub(" ", _CAMEL_BREAK.sub(_spaced, n)) for n in shown)
     words = " ".join(header.lower().split())
     return f"{words}\n{text}" if words else text

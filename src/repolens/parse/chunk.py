@@ -49,7 +49,8 @@ class Chunk:
     (a markdown heading's text), ``text``. ``symbol_index`` points into
     ``ParsedFile.symbols`` at the innermost symbol enclosing the whole chunk. ``names``
     are the qualified names of the symbols the chunk shows, enclosing one first; search
-    matches query identifiers against them.
+    matches query identifiers against them. ``parts`` are the lines where each further
+    neighbour merged into the chunk begins, so that embeddings can follow them.
     """
 
     start_line: int
@@ -58,6 +59,7 @@ class Chunk:
     kind: str
     symbol_index: int | None
     names: tuple[str, ...] = ()
+    parts: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
@@ -75,6 +77,7 @@ class _Unit:
     piece: bool = False  # part of a split unit: never merged again
     text: str | None = None  # only for a piece of one over-long line
     main: int = 0  # after merging: lines of the part whose kind the unit has
+    parts: tuple[int, ...] = ()  # after merging: first lines of the later parts
 
 
 class _Doc:
@@ -139,7 +142,7 @@ def _to_chunk(doc: _Doc, unit: _Unit, symbols: Sequence[Symbol]) -> Chunk:
     if unit.symbol is not None:  # the enclosing symbol's name first
         own = symbols[unit.symbol].qualified_name
         names = (own, *(name for name in names if name != own))
-    return Chunk(unit.start, unit.end, text, unit.kind, unit.symbol, names)
+    return Chunk(unit.start, unit.end, text, unit.kind, unit.symbol, names, unit.parts)
 
 
 class _Structure:
@@ -395,4 +398,5 @@ def _combine(a: _Unit, b: _Unit) -> _Unit:
         merged.kind, merged.main = b.kind, b.end - b.start + 1  # the biggest part names it
         lead, rest = b, a
     merged.names = tuple(dict.fromkeys((*lead.names, *rest.names)))  # its names first
+    merged.parts = (*a.parts, b.start, *b.parts)
     return merged

@@ -77,7 +77,7 @@ class QueryShape:
     @classmethod
     def of(cls, query: str, tokens: tuple[str, ...]) -> QueryShape:
         words = _WORD.findall(query)
-        joined = "".join(words).replace("_", "").lower()
+        joined = _flatten(query)
         identifiers = frozenset(w.lower() for w in words if _looks_like_code(w))
         return cls(frozenset(tokens), identifiers, joined, bool(TEST_WORDS & set(tokens)))
 
@@ -89,8 +89,10 @@ def _looks_like_code(word: str) -> bool:
 
 
 def name_match(shape: QueryShape, names: list[str]) -> tuple[float, str | None]:
-    """1.0 when the query is (or contains, as an identifier) a symbol's name; 0.5 when
-    all words of a multi-word name are in the query. Returns the best name too."""
+    """1.0 when the query is a symbol's name or qualified name, in any spelling
+    (``write_dl``, ``HelpFormatter.write_dl``, ``help formatter write dl``), or contains
+    it written as code; 0.5 when all words of a multi-word name are in the query.
+    Returns the best name too."""
     best, best_name = 0.0, None
     for name in names:
         value = _name_value(shape, name)
@@ -100,20 +102,32 @@ def name_match(shape: QueryShape, names: list[str]) -> tuple[float, str | None]:
 
 
 def _name_value(shape: QueryShape, name: str) -> float:
-    flat, lower, parts = _name_forms(name)
-    if not flat:
+    forms = _name_forms(name)
+    if not forms.flat:
         return 0.0
-    if flat == shape.joined or lower in shape.identifiers:
+    if shape.joined in (forms.flat, forms.qualified) or forms.lower in shape.identifiers:
         return 1.0
-    return 0.5 if len(parts) >= 2 and parts <= shape.tokens else 0.0
+    return 0.5 if len(forms.parts) >= 2 and forms.parts <= shape.tokens else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _NameForms:
+    flat: str  # last segment, lowercase, without separators: "writedl"
+    qualified: str  # the whole name, the same way: "helpformatterwritedl"
+    lower: str  # last segment as written, lowercased: "write_dl"
+    parts: frozenset[str]  # its words: {"write", "dl"}
 
 
 @lru_cache(maxsize=65536)
-def _name_forms(name: str) -> tuple[str, str, frozenset[str]]:
-    """A qualified name's last segment: flattened, lowercased, and its word parts."""
+def _name_forms(name: str) -> _NameForms:
     simple = _LAST_SEGMENT.split(name)[-1]
-    flat = simple.replace("_", "").replace("-", "").lower()
-    return flat, simple.lower(), frozenset(t for t in code_tokens(simple)[1:] if t != flat)
+    flat = _flatten(simple)
+    parts = frozenset(t for t in code_tokens(simple)[1:] if t != flat)
+    return _NameForms(flat, _flatten(name), simple.lower(), parts)
+
+
+def _flatten(name: str) -> str:
+    return "".join(_WORD.findall(name)).replace("_", "").lower()
 
 
 def path_match(shape: QueryShape, path: str) -> float:

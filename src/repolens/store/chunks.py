@@ -17,6 +17,7 @@ import hashlib
 import re
 import sqlite3
 from functools import lru_cache
+from itertools import chain
 
 from repolens.parse.chunk import Chunk
 from repolens.store.db import get_meta, set_meta
@@ -53,10 +54,7 @@ def code_tokens(text: str) -> list[str]:
     """Lowercase tokens of code or prose: each identifier whole and split into its parts
     (camelCase, PascalCase, snake_case, kebab-case, digits). One-character tokens and
     over-long ones (hashes, base64) are dropped."""
-    tokens: list[str] = []
-    for word in _WORD.findall(text):
-        tokens.extend(_word_tokens(word))
-    return tokens
+    return list(chain.from_iterable(map(_word_tokens, _WORD.findall(text))))
 
 
 @lru_cache(maxsize=131072)
@@ -136,12 +134,14 @@ def write_chunks(
         names = "\n".join(chunk.names)
         cursor = conn.execute(
             "INSERT INTO chunks(file_id, ordinal, start_line, end_line, kind, symbol_id, symbol,"
-            " names, role, path_terms, text, text_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            " names, role, path_terms, parts, text, text_hash)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 file_id, ordinal, chunk.start_line, chunk.end_line, chunk.kind,
                 _symbol_id(symbol_ids, chunk.symbol_index),
                 chunk.names[0] if chunk.symbol_index is not None and chunk.names else "",
-                names, role, path_terms, chunk.text, text_hash(chunk.text),
+                names, role, path_terms, " ".join(map(str, chunk.parts)), chunk.text,
+                text_hash(chunk.text),
             ),
         )  # fmt: skip
         _insert_fts(conn, int(cursor.lastrowid or 0), chunk.text, names, path_terms)

@@ -14,6 +14,7 @@ CREATE TABLE chunks (
     names       TEXT NOT NULL DEFAULT '',  -- qualified names shown, newline-separated
     role        TEXT NOT NULL DEFAULT '',  -- '' | test | vendored | generated
     path_terms  TEXT NOT NULL DEFAULT '',  -- the FTS path column exactly as inserted
+    parts       TEXT NOT NULL DEFAULT '',  -- first lines of merged neighbours, space-separated
     text        TEXT NOT NULL,
     text_hash   TEXT NOT NULL
 );
