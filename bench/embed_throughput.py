@@ -6,7 +6,7 @@ windows per second of each (median of ``--repeats`` runs after a warm-up, the tw
 timed in turns), CPU time per window, their ratio and the lowest cosine between the two
 implementations' vectors.
 
-    python bench/embed_throughput.py [--chunks 300] [--repeats 3] [--batch-size 16]
+    python bench/embed_throughput.py [--chunks 300] [--repeats 3] [--batch-tokens 4096]
 
 sentence-transformers (and torch) are optional: without them its line says "skipped".
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from repolens.embed.local import DEFAULT_BATCH_SIZE, LocalProvider, default_workers
+from repolens.embed.local import DEFAULT_BATCH_TOKENS, LocalProvider, default_workers
 from repolens.embed.modelfiles import packaged_model_dir
 
 
@@ -110,19 +110,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="ours")
+    parser.add_argument("--batch-tokens", type=int, default=DEFAULT_BATCH_TOKENS, help="ours")
     parser.add_argument("--st-batch-size", type=int, default=32, help="its default")
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args()
 
     model_dir = packaged_model_dir()
-    ours = LocalProvider(batch_size=args.batch_size, workers=args.workers)
+    ours = LocalProvider(batch_tokens=args.batch_tokens, workers=args.workers)
     chunks = stdlib_chunks(args.chunks)
     texts = [window for chunk in chunks for window in ours.windows(chunk)]
     print(f"{len(chunks)} stdlib function chunks -> {len(texts)} windows of <= 256 word pieces")
 
     workers = args.workers or default_workers()
-    print(f"repolens numpy: {workers} workers, batch {args.batch_size}")
+    print(f"repolens numpy: {workers} workers, batches of {args.batch_tokens} word pieces")
     implementations: dict[str, Embed] = {"repolens numpy": ours.embed_documents}
     reference = sentence_transformers_embed(model_dir, args.st_batch_size)
     if reference is not None:

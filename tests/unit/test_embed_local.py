@@ -125,7 +125,7 @@ def test_batching_and_order_do_not_change_vectors(provider: LocalProvider) -> No
     singles = np.stack([provider.embed_documents([text])[0] for text in texts])
     together = provider.embed_documents(texts)
     backwards = provider.embed_documents(texts[::-1])[::-1]
-    small_batches = LocalProvider(batch_size=2, workers=2).embed_documents(texts)
+    small_batches = LocalProvider(batch_tokens=40, workers=2).embed_documents(texts)
     for batch in (together, backwards, small_batches):
         assert np.sum(singles * batch, axis=1).min() > 0.9999
 
