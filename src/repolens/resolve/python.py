@@ -122,17 +122,26 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         if f.stem == "__init__":
             init_files.add(f.id)
 
+    found: dict[tuple[str, str], Module | None] = {}  # the same few specifiers recur
+    scripts: dict[str, str] = {}
+
     def by_path(base_dir: str, dotted: str) -> Module | None:
         """The module at ``dotted`` below a directory on ``sys.path`` (package or not)."""
-        return modules.get(module_name(_join(base_dir, dotted.replace(".", "/")) + ".py", roots))
+        key = (base_dir, dotted)
+        if key not in found:
+            path = _join(base_dir, dotted.replace(".", "/")) + ".py"
+            found[key] = modules.get(module_name(path, roots))
+        return found[key]
 
     def script_dir(file: FileRow) -> str:
         """The first directory at or above the file that is not a package: what running
         it as a script (or pytest's rootdir-less import mode) puts on ``sys.path``."""
-        d = file.dir
-        while d and _join(d, "__init__.py") in project.by_path:
-            d = d.rsplit("/", 1)[0] if "/" in d else ""
-        return d
+        d = start = file.dir
+        if start not in scripts:
+            while d and _join(d, "__init__.py") in project.by_path:
+                d = d.rsplit("/", 1)[0] if "/" in d else ""
+            scripts[start] = d
+        return scripts[start]
 
     def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
         if imp.level:
