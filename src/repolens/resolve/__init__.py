@@ -5,8 +5,9 @@ The indexer writes every file's symbols, references, imports and bindings
 whole project once into memory, answers each reference by the ladder (scope, imports,
 receiver types, scored name match; see ``ladder``), and writes edges, ``refs.resolved``/
 ``reason``, ``imports.target_*`` and ``files.module``. Because every answer is a function
-of the stored facts only, resolving a changed file set (plus ``affected_files``) leaves
-the same edges as resolving everything.
+of the stored facts only, resolving a changed file set (plus ``affected_files``, or for
+an edit of existing files the narrower ``edit_affected`` from what the edit changed)
+leaves the same edges as resolving everything.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""The store's graph facts, loaded once into dicts for resolution.
+"""The records of the store's graph facts that resolution works on.
 
 Resolution asks millions of small questions ("which symbols named ``save`` exist?", "what
 does this file import as ``np``?"); answering them from SQLite one by one would dominate
-the run, so every table the ladder needs is read in a handful of queries up front. Only
-references are loaded per file set, because an incremental run re-resolves a few files.
+the run, so every table the ladder needs is held in memory as a ``Project`` (read by
+``tables.load_project``). Only references are loaded per file set, because an incremental
+run re-resolves a few files.
 """
 
 from __future__ import annotations
