@@ -20,6 +20,7 @@ from repolens.parse import parse_source
 from repolens.parse.chunk import Chunk, chunk_file
 from repolens.parse.languages import SPEC_MODULES
 from repolens.parse.model import ParsedFile
+from repolens.store.chunks import tokenized
 from repolens.store.graph import FileRecord
 
 
@@ -123,5 +124,6 @@ def process_file(task: FileTask) -> FileResult:
         line_count=line_count,
         exports=tuple(parsed.exports) if parsed else (),
     )
-    chunks = chunk_file(text, task.language, parsed)
+    # tokenised here, in the worker: the single writer then only inserts
+    chunks: list[Chunk] = [tokenized(chunk) for chunk in chunk_file(text, task.language, parsed)]
     return FileResult(task, "parsed", record, parsed, chunks)

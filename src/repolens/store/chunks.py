@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import chain
 
@@ -112,6 +113,35 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class TokenizedChunk(Chunk):
+    """A chunk that carries its FTS columns and text hash, computed where it was made.
+
+    Tokenising is most of the cost of writing a chunk; index workers do it (see
+    :func:`tokenized`) so the single writer process only inserts. A plain :class:`Chunk`
+    is still accepted everywhere and tokenised on write.
+    """
+
+    fts_body: str = ""
+    fts_names: str = ""
+    hash: str = ""
+
+
+def tokenized(chunk: Chunk) -> TokenizedChunk:
+    """``chunk`` with its FTS columns and text hash computed now."""
+    body, names, digest = _fts_columns(chunk)
+    own = {f.name: getattr(chunk, f.name) for f in fields(Chunk)}
+    return TokenizedChunk(**own, fts_body=body, fts_names=names, hash=digest)
+
+
+def _fts_columns(chunk: Chunk) -> tuple[str, str, str]:
+    """The FTS ``body`` and ``names`` token streams and the text hash of ``chunk``."""
+    if isinstance(chunk, TokenizedChunk):
+        return chunk.fts_body, chunk.fts_names, chunk.hash
+    body = " ".join(code_tokens(chunk.text))
+    return body, " ".join(name_tokens("\n".join(chunk.names))), text_hash(chunk.text)
+
+
 def write_chunks(
     conn: sqlite3.Connection,
     file_id: int,
@@ -123,28 +153,39 @@ def write_chunks(
     """Replace the file's chunks and their FTS rows (inside the caller's transaction).
 
     ``symbol_ids`` are the stored ids of ``parsed.symbols`` in order (``None`` when the
-    file has no parse); a chunk's ``symbol_index`` is looked up in it.
+    file has no parse); a chunk's ``symbol_index`` is looked up in it. Chunks made by
+    :func:`tokenized` are not tokenised again.
     """
     ensure_tokenizer(conn)
     conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     purge_deleted_chunks(conn)
-    role = file_role(path, chunks[0].text if chunks else "")
+    if not chunks:
+        return
+    role = file_role(path, chunks[0].text)
     path_terms = " ".join(path_tokens(path))
-    for ordinal, chunk in enumerate(chunks):
-        names = "\n".join(chunk.names)
-        cursor = conn.execute(
-            "INSERT INTO chunks(file_id, ordinal, start_line, end_line, kind, symbol_id, symbol,"
-            " names, role, path_terms, parts, text, text_hash)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    columns = [_fts_columns(chunk) for chunk in chunks]
+    conn.executemany(
+        "INSERT INTO chunks(file_id, ordinal, start_line, end_line, kind, symbol_id, symbol,"
+        " names, role, path_terms, parts, text, text_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
             (
                 file_id, ordinal, chunk.start_line, chunk.end_line, chunk.kind,
                 _symbol_id(symbol_ids, chunk.symbol_index),
                 chunk.names[0] if chunk.symbol_index is not None and chunk.names else "",
-                names, role, path_terms, " ".join(map(str, chunk.parts)), chunk.text,
-                text_hash(chunk.text),
-            ),
-        )  # fmt: skip
-        _insert_fts(conn, int(cursor.lastrowid or 0), chunk.text, names, path_terms)
+                "\n".join(chunk.names), role, path_terms, " ".join(map(str, chunk.parts)),
+                chunk.text, digest,
+            )
+            for ordinal, (chunk, (_, _, digest)) in enumerate(zip(chunks, columns, strict=True))
+        ],
+    )  # fmt: skip
+    ids = conn.execute("SELECT id FROM chunks WHERE file_id = ? ORDER BY ordinal", (file_id,))
+    conn.executemany(
+        "INSERT INTO chunks_fts(rowid, body, names, path) VALUES (?,?,?,?)",
+        [
+            (id_, body, names, path_terms)
+            for (id_,), (body, names, _) in zip(ids, columns, strict=True)
+        ],
+    )
 
 
 def _symbol_id(symbol_ids: list[int] | None, index: int | None) -> int | None:
