@@ -47,7 +47,10 @@ def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
                 0
             ],
             "edges": conn.execute("SELECT count(*) FROM edges").fetchone()[0],
-            "pending_resolve": len(json.loads(get_meta(conn, "pending_resolve", "[]"))),
+            "pending_resolve": len(
+                set(json.loads(get_meta(conn, "pending_resolve", "[]")))
+                | set(json.loads(get_meta(conn, "pending_exact", "[]")))
+            ),
         },
         "writer": writer_status(project.data_dir),
         "resume_needed": needs_resume(conn),
