@@ -62,6 +62,12 @@ class LocalProvider:
         batch_tokens: int = DEFAULT_BATCH_TOKENS,
         workers: int | None = None,
     ) -> None:
+        """Check the model's files now (so a missing model fails early); load it later.
+
+        ``model_dir``: another sentence-transformers BERT directory instead of the packaged
+        MiniLM (``model`` then names it, default the directory's name). ``workers``:
+        threads that run batches, default one per usable core.
+        """
         self._files: ModelFiles = load_model_files(model_dir)
         name = model or (DEFAULT_MODEL if model_dir is None else self._files.directory.name)
         self._profile = EmbeddingProfile(
