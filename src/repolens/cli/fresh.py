@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.status import Status
@@ -36,10 +36,11 @@ from repolens.cli.common import (
     project_option,
 )
 from repolens.index import lock
-from repolens.index.background import make_embedder
-from repolens.index.pipeline import IndexCancelled, IndexReport, index_project, update_paths
-from repolens.index.watcher import WatchEvent, WatchOptions, watch_allowed, watch_project
 from repolens.project import Project
+
+if TYPE_CHECKING:
+    from repolens.index.pipeline import IndexReport
+    from repolens.index.watcher import WatchEvent
 
 PATH_ARGUMENT = click.argument(
     "path", required=False, type=click.Path(path_type=Path, file_okay=False)
@@ -60,6 +61,9 @@ def _summary(report: IndexReport) -> str:
 def index_command(path: Path | None, no_embed: bool, as_json: bool) -> None:
     """Index PATH (default: the current project): graph and keyword search first, then
     embeddings for semantic search. Unchanged files are not read again."""
+    # here, not at module level: other commands need not load the indexer (parsers, resolve)
+    from repolens.index.pipeline import IndexCancelled, index_project
+
     project = load_project(path, as_json)
     show = not as_json and sys.stderr.isatty()
     result: dict[str, Any] = {"project": str(project.root)}
@@ -101,6 +105,8 @@ def update_command(
     """Update the index of PATH (default: the current project) with what changed since
     the last run: unchanged files are skipped, changed ones re-indexed, deleted ones
     removed, and references into them re-resolved. An interrupted index is resumed."""
+    from repolens.index.pipeline import IndexCancelled, index_project, update_paths  # see index
+
     project = load_project(path, as_json)
     result: dict[str, Any] = {"project": str(project.root)}
     with open_index(project, as_json, readonly=False) as conn:
@@ -121,6 +127,8 @@ def update_command(
 def _embed(
     project: Project, writer: lock.WriterLock, as_json: bool, progress: ProgressFn | None = None
 ) -> Any:
+    from repolens.index.background import make_embedder  # only when embedding
+
     embed_progress = (lambda done, total: progress("embed", done, total)) if progress else None
     embedder, note = make_embedder(project, embed_progress)
     if embedder is None:
@@ -146,6 +154,10 @@ def watch_command(
     """Watch PATH and keep its index fresh until Ctrl-C or `repolens stop`. First catches
     up with changes made while nothing watched. With --json, prints one JSON object per
     update (JSON lines)."""
+    # here, not at module level: other commands need not load the watcher and indexer
+    from repolens.index.background import make_embedder
+    from repolens.index.watcher import WatchOptions, watch_allowed, watch_project
+
     project = load_project(path, as_json)
     if not watch_allowed(project.settings.watch, explicit=True):
         fail("watching is off for this project (setting watch = off)", as_json)

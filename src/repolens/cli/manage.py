@@ -20,7 +20,6 @@ from repolens.cli.common import (
     project_option,
 )
 from repolens.config import ConfigError, describe, load_settings
-from repolens.index.status import index_status
 from repolens.project import ProjectError, find_root
 from repolens.store.db import StoreError
 
@@ -30,6 +29,8 @@ from repolens.store.db import StoreError
 @json_option
 def status_command(project_path: Path | None, as_json: bool) -> None:
     """What the index holds: files by language, skipped files by reason, graph size."""
+    from repolens.index.status import index_status  # loads the indexer: only for this command
+
     project = load_project(project_path, as_json)
     with open_index(project, as_json) as conn:
         status = index_status(project, conn)

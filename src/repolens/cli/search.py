@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.markup import escape
@@ -23,12 +23,11 @@ from repolens.cli.common import (
     open_index,
     project_option,
 )
-from repolens.embed.base import EmbeddingError, EmbeddingProvider
-from repolens.index.providers import provider_for
 from repolens.project import Project
-from repolens.query.search import SearchResult, search
-from repolens.store.embeddings import effective_key
-from repolens.store.vectors import open_matrix
+
+if TYPE_CHECKING:
+    from repolens.embed.base import EmbeddingProvider
+    from repolens.query.search import SearchResult
 
 
 @click.command("search")
@@ -56,6 +55,9 @@ def search_command(
     project_path: Path | None,
 ) -> None:
     """Find code by meaning and by name: keyword (BM25) and semantic search, fused."""
+    # here, not at module level: loading the CLI for other commands skips numpy
+    from repolens.query.search import search
+
     project = load_project(project_path, as_json)
     with open_index(project, as_json) as conn:
         provider = _dense_provider(project, conn, as_json)
@@ -89,6 +91,11 @@ def _dense_provider(
     project: Project, conn: sqlite3.Connection, as_json: bool
 ) -> EmbeddingProvider | None:
     """The configured provider if the index holds vectors it can be compared with."""
+    from repolens.embed.base import EmbeddingError  # numpy: see search_command
+    from repolens.index.providers import provider_for
+    from repolens.store.embeddings import effective_key
+    from repolens.store.vectors import open_matrix
+
     stored = effective_key(conn)
     if stored is None:
         return None
