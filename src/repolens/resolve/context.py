@@ -3,7 +3,9 @@
 Every answer is a pure function of the stored facts, so a full and an incremental run give
 the same edges. Memos must keep that true: a value computed while a cycle was cut short
 (``A`` re-exports from ``B`` which re-exports from ``A``) depends on where the walk
-started, so it is returned but never remembered.
+started, so it is returned but never remembered. Likewise a reference's answer is
+remembered for its (file, source, kind, name, receiver) only when no choice on the way
+depended on its line (``line_choices``: a name bound twice in the scope that answered).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from repolens.resolve.base import (
     NONE_UNKNOWN,
@@ -22,6 +24,12 @@ from repolens.resolve.base import (
     Value,
 )
 from repolens.resolve.project import FileRow, ImportRow, Project, Sym
+
+if TYPE_CHECKING:  # the ladder builds on this module
+    from repolens.resolve.ladder import Outcome
+
+# file, source symbol, kind, name, receiver: all a line-independent answer depends on
+RefKey = tuple[int, int, str, str, str | None]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -81,6 +89,8 @@ class Context:
     constructors: dict[int, Sym | None] = field(default_factory=dict)  # class -> its own
     parameters: dict[int, frozenset[str]] = field(default_factory=dict)  # function -> names
     import_results: dict[int, ImportResult] = field(default_factory=dict)
+    outcomes: dict[RefKey, Outcome] = field(default_factory=dict)  # see the module doc
+    line_choices: int = 0  # lookups whose answer depended on the line asked about
     imports: Memo[int, Value] = field(init=False)  # import id -> what it binds
     targets: Memo[int, tuple[Value, str | None]] = field(init=False)  # import id -> module
     members: Memo[tuple[int, str], Value | None] = field(init=False)  # (module, name)

@@ -106,6 +106,21 @@ def _delegated_constructor(ctx: Context, scope_id: int, to_base: bool) -> Value:
 
 
 def resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
+    """The edges a reference makes, or why none. Most references repeat another one of
+    the same scope (``self.x.append`` ten times in a method): their answer is reused
+    unless a choice on the way depended on the line or a cycle was cut."""
+    key = (ref.file_id, ref.source_id, ref.kind, ref.name, ref.receiver)
+    known = ctx.outcomes.get(key)
+    if known is not None:
+        return known
+    choices, cuts = ctx.line_choices, ctx.cycles.cuts
+    outcome = _resolve_ref(ctx, ref)
+    if ctx.line_choices == choices and ctx.cycles.cuts == cuts:
+        ctx.outcomes[key] = outcome
+    return outcome
+
+
+def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
     spec = ctx.spec_of.get(ref.file_id)
     if spec is None:
         return Outcome(reason="unknown")

@@ -66,8 +66,9 @@ def lookup_name(
     return module_scope(ctx, file, name, line if at_load_time else None, exclude)
 
 
-def _pick_binding(bindings: list[BindingRow], line: int | None) -> BindingRow:
-    if line is not None:
+def _pick_binding(ctx: Context, bindings: list[BindingRow], line: int | None) -> BindingRow:
+    if line is not None and len(bindings) > 1:
+        ctx.line_choices += 1
         before = [b for b in bindings if b.line <= line]
         if before:
             return before[-1]
@@ -83,12 +84,14 @@ def _local(
             s for s in children if s.id != exclude and (not types_only or s.kind in TYPE_NAMES)
         ]
     if children:
+        if len(children) > 1:
+            ctx.line_choices += 1
         return members.symbol_value(members.pick(children, line))
     if types_only:
         return None
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
     if bindings:
-        return Value("local", binding=_pick_binding(bindings, line))
+        return Value("local", binding=_pick_binding(ctx, bindings, line))
     if sym.kind in CALLABLE_KINDS and name in _parameters(ctx, sym):
         return Value("local")  # an untyped parameter: shadows globals, type unknown
     return None
@@ -168,7 +171,8 @@ def _module_scope(
     if not entries:
         return _beyond_file(ctx, file, spec, name)
     chosen = entries[-1][2]
-    if line is not None:
+    if line is not None and len(entries) > 1:
+        ctx.line_choices += 1
         before = [binder for at, _, binder in entries if at <= line]
         chosen = before[-1] if before else entries[0][2]
     return members.import_value(ctx, chosen) if isinstance(chosen, ImportRow) else chosen
