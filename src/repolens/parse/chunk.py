@@ -322,17 +322,20 @@ def _furthest_fit(doc: _Doc, first: int, end: int) -> int:
 def _best_cut(doc: _Doc, first: int, limit: int) -> int:
     """The last line of a piece in ``first..limit``: a blank line or a statement at the
     body's own indentation is a good place; right after an opening bracket is not."""
-    body = [n for n in range(first + 1, limit + 1) if not doc.blank(n)]
-    base = min((doc.indent(n) for n in body), default=0)
+    window = doc.lines[first - 1 : limit + 1]  # lines first..limit+1; line n at n - first
+    stripped = [line.lstrip() for line in window]  # once per line, not once per question
+    blank = [not text for text in stripped]
+    indent = [len(line) - len(text) for line, text in zip(window, stripped, strict=True)]
+    base = min((indent[k] for k in range(1, len(window) - 1) if not blank[k]), default=0)
     best, best_score = limit, -10
     for cut in range(first + (limit - first) // 2, limit + 1):
-        following = cut + 1
+        at = cut - first  # the cut line; at + 1 is the line after it
         score = 0
-        if doc.blank(cut) or doc.blank(following):
+        if blank[at] or blank[at + 1]:
             score += 3
-        if not doc.blank(following) and doc.indent(following) <= base:
+        if not blank[at + 1] and indent[at + 1] <= base:
             score += 2
-        if doc.line(cut).rstrip().endswith(("(", "[", "{", ",", "\\", ":", "=")):
+        if window[at].rstrip().endswith(("(", "[", "{", ",", "\\", ":", "=")):
             score -= 2
         if score >= best_score:
             best, best_score = cut, score
