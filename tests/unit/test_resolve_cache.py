@@ -11,7 +11,7 @@ from repolens.resolve import resolve
 from repolens.store import graph
 from repolens.store.db import connect, transaction
 
-SOURCE = '''\
+SOURCE = """\
 class A:
     def run(self):
         pass
@@ -44,7 +44,7 @@ def use():
     x.run()
     helper()
     helper()
-'''
+"""
 
 
 def _index(root: Path, files: dict[str, str]) -> sqlite3.Connection:

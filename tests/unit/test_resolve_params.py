@@ -25,6 +25,7 @@ from repolens.resolve.params import parameter_names
          {"shout", "m"}),
         ("fn run(&mut self, f: fn(i64) -> String, (a, b): (i32, i32))", False,
          {"self", "f", "a", "b"}),
+        ("def q(a='x)(,', b=\"y\\\"),(\", c: Map<K, V> = {}, d=`,`)", False, {"a", "b", "c", "d"}),
     ],
 )  # fmt: skip
 def test_parameter_names(signature: str, name_last: bool, expected: set[str]) -> None:

@@ -8,7 +8,9 @@ parser stores. Reading is forgiving: a name too many only makes a global look lo
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 
 IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 MODIFIERS = frozenset(
@@ -17,29 +19,39 @@ MODIFIERS = frozenset(
         "ref", "out", "in", "params", "this", "var", "let", "async", "static", "inout",
     }
 )  # fmt: skip
-OPEN, CLOSE = "([{<", ")]}>"
+OPEN, CLOSE, QUOTES = "([{<", ")]}>", "'\"`"
 
 
-def _depths(text: str) -> list[int]:
-    """Bracket depth before each character, ignoring quoted text and ``->``/``=>``."""
-    depths, depth, quote = [], 0, ""
-    for i, ch in enumerate(text):
-        depths.append(depth if not quote else -1)
+def _top_level(text: str, targets: str) -> Iterator[tuple[int, int]]:
+    """Index and bracket depth of each ``targets`` character outside quoted text, where
+    ``->``/``=>`` close nothing. Only brackets, quotes and targets are visited: signatures
+    are read for every function of a project."""
+    depth, quote = 0, ""
+    for match in _pattern(targets).finditer(text):
+        i = match.start()
+        ch = text[i]
         if quote:
             quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "'\"`":
+            continue
+        if ch in targets:
+            yield i, depth
+        if ch in QUOTES:
             quote = ch
         elif ch in OPEN:
             depth += 1
         elif ch in CLOSE and depth and not (ch == ">" and text[i - 1 : i] in ("-", "=")):
             depth -= 1
-    return depths
+
+
+@functools.cache
+def _pattern(targets: str) -> re.Pattern[str]:
+    return re.compile(f"[{re.escape(QUOTES + OPEN + CLOSE + targets)}]")
 
 
 def _groups(text: str) -> list[str]:
     """Contents of the top-level ``(...)`` groups of a signature."""
     found, start = [], 0
-    for i, depth in enumerate(_depths(text)):
+    for i, depth in _top_level(text, "()"):
         if depth == 0 and text[i] == "(":
             start = i + 1
         elif depth == 1 and text[i] == ")":
@@ -48,8 +60,10 @@ def _groups(text: str) -> list[str]:
 
 
 def _split(text: str, sep: str) -> list[str]:
+    if sep not in text:
+        return [text]
     parts, start = [], 0
-    for i, depth in enumerate(_depths(text)):
+    for i, depth in _top_level(text, sep):
         if depth == 0 and text[i] == sep:
             parts.append(text[start:i])
             start = i + 1
