@@ -26,11 +26,18 @@ def test_rrf_weights_dense_above_bm25() -> None:
         ("load_settings", ["config.load_settings"], 1.0, "config.load_settings"),
         ("loadSettings", ["load_settings"], 1.0, "load_settings"),
         ("load settings", ["Loader.load_settings"], 1.0, "Loader.load_settings"),
-        ("how does parse_config work", ["a", "parse_config"], 1.0, "parse_config"),
+        ("how does parse_config work", ["a", "parse_config"], 0.8, "parse_config"),
         ("settings are loaded from a toml file", ["load_settings"], 0.0, None),
         ("load the settings from disk", ["load_settings"], 0.5, "load_settings"),
         ("find the git branch", ["Project.branch"], 0.0, None),  # a plain word is not a name
         ("branch", ["Project.branch"], 1.0, "Project.branch"),
+        ("console options update", ["ConsoleOptions.update"], 1.0, "ConsoleOptions.update"),
+        (
+            "HelpFormatter.write_dl",
+            ["HelpFormatter", "HelpFormatter.write_dl"],
+            1.0,
+            "HelpFormatter.write_dl",
+        ),
     ],
 )
 def test_name_match(query: str, names: list[str], value: float, name: str | None) -> None:

@@ -21,8 +21,9 @@ from repolens.store.chunks import code_tokens, path_tokens
 
 RRF_K = 60
 DENSE_WEIGHT = 1.0
-BM25_WEIGHT = 0.4
+BM25_WEIGHT = 0.7  # measured: 0.7 > 0.5 > 0.4 on docstring queries, equal on names
 NAME_BOOST = 0.5
+MENTIONED, PARTIAL = 0.8, 0.5  # name-match levels below an exact match
 PATH_BOOST = 0.15
 MAX_BOOST = (1 + NAME_BOOST) * (1 + PATH_BOOST)
 ROLE_PENALTY = {"test": 0.6, "vendored": 0.4, "generated": 0.5}
@@ -90,9 +91,9 @@ def _looks_like_code(word: str) -> bool:
 
 def name_match(shape: QueryShape, names: list[str]) -> tuple[float, str | None]:
     """1.0 when the query is a symbol's name or qualified name, in any spelling
-    (``write_dl``, ``HelpFormatter.write_dl``, ``help formatter write dl``), or contains
-    it written as code; 0.5 when all words of a multi-word name are in the query.
-    Returns the best name too."""
+    (``write_dl``, ``HelpFormatter.write_dl``, ``help formatter write dl``); ``MENTIONED``
+    when a longer query contains the name written as code; ``PARTIAL`` when all words of
+    a multi-word name are in the query. Returns the best name too."""
     best, best_name = 0.0, None
     for name in names:
         value = _name_value(shape, name)
@@ -105,9 +106,11 @@ def _name_value(shape: QueryShape, name: str) -> float:
     forms = _name_forms(name)
     if not forms.flat:
         return 0.0
-    if shape.joined in (forms.flat, forms.qualified) or forms.lower in shape.identifiers:
+    if shape.joined in (forms.flat, forms.qualified):
         return 1.0
-    return 0.5 if len(forms.parts) >= 2 and forms.parts <= shape.tokens else 0.0
+    if forms.lower in shape.identifiers:
+        return MENTIONED
+    return PARTIAL if len(forms.parts) >= 2 and forms.parts <= shape.tokens else 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,11 @@
 """Hybrid code search: BM25 always, dense where vectors exist, fused and explained.
 
-BM25 runs in SQLite while the query is embedded and the matrix scanned in a second
-thread (both release the GIL). Filters restrict both sides before ranking: the FTS query
-joins ``chunks``/``files``; the matrix masks rows by file id and kind. Only the few
-candidates that survive fusion are read back, and only the returned ones with their text.
+The query is embedded in a helper thread while BM25 runs in SQLite; the helper then
+scores matrix blocks, and this thread takes blocks too as soon as BM25 is done (SQLite,
+the model and BLAS all release the GIL, so two cores really work at once). Filters
+restrict both sides before ranking: the FTS query joins ``chunks``/``files``; the matrix
+masks rows by file id and kind. Only the few candidates that survive fusion are read
+back, and only the returned ones with their text.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from repolens.embed.base import EmbeddingError, EmbeddingProvider
 from repolens.query import fusion
 from repolens.query.tokens import QueryTerms, plan_terms
 from repolens.store.embeddings import effective_key
-from repolens.store.vectors import DenseMatrix, open_matrix
+from repolens.store.vectors import DenseMatrix, DenseScan, open_matrix
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,7 @@ SCORED_POOL_FACTOR = 4  # BM25 scores are read this much deeper than its candida
 SNIPPET_LINES = 30
 SNIPPET_CHARS = 1500
 _GLOB_CHARS = frozenset("*?[")
-_dense_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="repolens-dense")
+_helper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="repolens-search")
 _BM25 = "bm25(chunks_fts, {}, {}, {})".format(*BM25_COLUMN_WEIGHTS)
 
 
@@ -132,13 +134,16 @@ def search(
     filters = _Filters.build(path_glob, languages, symbol_kinds)
     pool = max(CANDIDATE_POOL, limit * 5)
     matrix = _matrix_for(conn, data_dir, provider)
-    dense_job = None
-    if matrix is not None and provider is not None:
-        files = filters.file_ids(conn)
-        dense_job = _dense_pool.submit(_dense, provider, matrix, query, files, filters, pool)
-    terms = plan_terms(conn, query)
+    scan = matrix.scan(filters.file_ids(conn), filters.kinds) if matrix else None
+    helping = _helper.submit(_embed_and_scan, provider, query, scan) if scan else None
+    terms = plan_terms(conn, query)  # BM25 runs while the query is embedded
     lexical = _bm25(conn, terms, filters, pool * SCORED_POOL_FACTOR)
-    query_vector, dense = dense_job.result() if dense_job else (None, [])
+    dense: list[tuple[int, float]] = []
+    if scan is not None and helping is not None:
+        scan.run()  # join the helper on whatever blocks are left
+        helping.result()
+        dense = scan.top(pool)
+    query_vector = scan.query if scan else None
     candidates = fusion.fuse(lexical[:pool], dense)
     rows = _chunk_rows(conn, list(candidates))
     _complete(candidates, rows, dict(lexical), matrix, query_vector)
@@ -159,21 +164,18 @@ def _matrix_for(
     return open_matrix(data_dir, key)
 
 
-def _dense(
-    provider: EmbeddingProvider,
-    matrix: DenseMatrix,
-    query: str,
-    files: npt.NDArray[np.int64] | None,
-    filters: _Filters,
-    pool: int,
-) -> tuple[npt.NDArray[np.float32] | None, list[tuple[int, float]]]:
-    """Embed the query and rank the matrix (runs in a worker thread; no SQLite here)."""
+def _embed_and_scan(provider: EmbeddingProvider | None, query: str, scan: DenseScan) -> None:
+    """In the helper thread: embed the query, then score matrix blocks. An unreachable
+    provider costs the dense half of the search, never the search."""
+    vector = None
     try:
-        vector = np.asarray(provider.embed_query(query), dtype=np.float32)
+        if provider is not None:
+            vector = np.asarray(provider.embed_query(query), dtype=np.float32)
     except EmbeddingError as exc:
         log.warning("query embedding failed, BM25 only: %s", exc)
-        return None, []
-    return vector, matrix.top(vector, pool, files, filters.kinds)
+    finally:
+        scan.start(vector)  # never leave the other thread waiting
+    scan.run()
 
 
 def _bm25(

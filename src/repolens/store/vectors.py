@@ -36,6 +36,7 @@ from repolens.store.embeddings import decode_vectors
 MAGIC = b"RLDENSE1"
 ALIGN = 64
 COPY_ROWS = 16384
+SCAN_BLOCK = 16_384
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
@@ -65,29 +66,19 @@ class DenseMatrix:
     def rows(self) -> int:
         return int(self.header["rows"])
 
+    def scan(self, files: I64 | None = None, kinds: Sequence[str] = ()) -> DenseScan:
+        """A scan of the rows whose file is in ``files`` and kind in ``kinds`` (when
+        given): filters restrict the rows before anything is ranked."""
+        return DenseScan(self, self._mask(files, kinds))
+
     def top(
         self, query: F32, limit: int, files: I64 | None = None, kinds: Sequence[str] = ()
     ) -> list[tuple[int, float]]:
-        """Best chunks by their best window's cosine, among rows whose file is in
-        ``files`` (when given) and whose kind is in ``kinds`` (when given)."""
-        mask = self._mask(files, kinds)
-        if mask is None:
-            rows, scores = None, self.vectors @ query
-        else:
-            rows = np.flatnonzero(mask)
-            scores = self.vectors[rows] @ query
-        take = min(len(scores), limit * 3)
-        if take == 0:
-            return []
-        best = np.argpartition(-scores, take - 1)[:take]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        picked: dict[int, float] = {}
-        for position in best:
-            row = int(position if rows is None else rows[position])
-            picked.setdefault(int(self.chunk_ids[row]), float(scores[position]))
-            if len(picked) == limit:
-                break
-        return list(picked.items())
+        """Best chunks by their best window's cosine (one thread)."""
+        scan = self.scan(files, kinds)
+        scan.start(query)
+        scan.run()
+        return scan.top(limit)
 
     def _mask(self, files: I64 | None, kinds: Sequence[str]) -> npt.NDArray[np.bool_] | None:
         mask = None if files is None else np.isin(self.file_ids, files)
@@ -108,6 +99,59 @@ class DenseMatrix:
             if end > start:
                 found[chunk_id] = float(np.max(self.vectors[start:end] @ query))
         return found
+
+
+class DenseScan:
+    """One query's pass over the matrix, in blocks that any number of threads can take:
+    a search starts it in the thread that embeds the query, and its own thread joins in
+    as soon as BM25 is done, so neither core waits for the other."""
+
+    def __init__(self, matrix: DenseMatrix, mask: npt.NDArray[np.bool_] | None) -> None:
+        self.matrix = matrix
+        self.rows = None if mask is None else np.flatnonzero(mask)
+        self.scores = np.empty(
+            len(matrix.chunk_ids if self.rows is None else self.rows), np.float32
+        )
+        self.query: F32 | None = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()
+        self._next = 0
+
+    def start(self, query: F32 | None) -> None:
+        """Set the query vector (``None``: there is none, the scan ends empty)."""
+        self.query = query
+        self._ready.set()
+
+    def run(self) -> None:
+        """Score blocks until none is left to take (waits for ``start``)."""
+        self._ready.wait()
+        while self.query is not None and (block := self._take()) is not None:
+            rows = block if self.rows is None else self.rows[block]
+            self.scores[block] = self.matrix.vectors[rows] @ self.query
+
+    def _take(self) -> slice | None:
+        with self._lock:
+            if self._next >= len(self.scores):
+                return None
+            block = slice(self._next, self._next + SCAN_BLOCK)
+            self._next += SCAN_BLOCK
+            return block
+
+    def top(self, limit: int) -> list[tuple[int, float]]:
+        """Best chunks by their best window, once every ``run`` has returned."""
+        scores = self.scores
+        take = min(len(scores), limit * 3) if self.query is not None else 0
+        if take == 0:
+            return []
+        best = np.argpartition(-scores, take - 1)[:take]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        picked: dict[int, float] = {}
+        for position in best.tolist():
+            row = position if self.rows is None else int(self.rows[position])
+            picked.setdefault(int(self.matrix.chunk_ids[row]), float(scores[position]))
+            if len(picked) == limit:
+                break
+        return list(picked.items())
 
 
 _cache: dict[Path, tuple[tuple[int, int, int], DenseMatrix | None]] = {}
