@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from repolens.embed.base import DimensionMismatchError, EmbeddingError, EmbeddingProvider
 from repolens.embed.models import lookup, normalise_name
+
+if TYPE_CHECKING:
+    from repolens.embed.remote import RemoteProvider
 
 PROVIDERS = ("local", "ollama", "openai")
 
@@ -34,25 +38,10 @@ def create_provider(
     name = provider.strip().lower()
     if name == "local":
         return _create_local(model, dims, query_prefix, document_prefix, model_dir)
-    if name == "ollama":
-        from repolens.embed.ollama import DEFAULT_MODEL, OllamaProvider
-
-        return OllamaProvider(
-            model or DEFAULT_MODEL,
-            base_url=base_url,
-            api_key=api_key,
-            dims=dims,
-            timeout=timeout,
-            query_prefix=query_prefix,
-            document_prefix=document_prefix,
-            max_chars=max_chars,
-        )
-    if name in ("openai", "openai-compatible"):
-        from repolens.embed.openai_compat import DEFAULT_MODEL as OPENAI_MODEL
-        from repolens.embed.openai_compat import OpenAICompatibleProvider
-
-        return OpenAICompatibleProvider(
-            model or OPENAI_MODEL,
+    if name in ("ollama", "openai", "openai-compatible"):
+        remote = _remote_class(name)
+        return remote(
+            model or remote.default_model,
             base_url=base_url,
             api_key=api_key,
             dims=dims,
@@ -62,6 +51,17 @@ def create_provider(
             max_chars=max_chars,
         )
     raise EmbeddingError(f"unknown embedding provider {provider!r}; choose one of {PROVIDERS}")
+
+
+def _remote_class(name: str) -> type[RemoteProvider]:
+    """The provider class for a remote ``name``, imported only when asked for."""
+    if name == "ollama":
+        from repolens.embed.ollama import OllamaProvider
+
+        return OllamaProvider
+    from repolens.embed.openai_compat import OpenAICompatibleProvider
+
+    return OpenAICompatibleProvider
 
 
 def _create_local(

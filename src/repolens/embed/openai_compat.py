@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 
 from repolens.embed.base import MalformedReplyError
-from repolens.embed.http import JsonClient, RetryPolicy
-from repolens.embed.remote import DEFAULT_BATCH_SIZE, RemoteProvider
+from repolens.embed.remote import RemoteProvider
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "text-embedding-3-small"
@@ -23,52 +22,29 @@ class OpenAICompatibleProvider(RemoteProvider):
     """A model behind an OpenAI-style ``/embeddings`` endpoint."""
 
     provider_name = "openai"
+    default_model = DEFAULT_MODEL
+    default_base_url = DEFAULT_BASE_URL
+    service = "the embedding server"
+    start_hint = (
+        "Is the OpenAI-compatible server at {url} running? Check base_url (it usually ends in /v1)."
+    )
 
-    def __init__(
-        self,
-        model: str = DEFAULT_MODEL,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        dims: int | None = None,
-        timeout: float = 30.0,
-        query_prefix: str | None = None,
-        document_prefix: str | None = None,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        max_chars: int | None = None,
-        retry: RetryPolicy | None = None,
-    ) -> None:
+    def _api_key(self, api_key: str | None) -> str | None:
         """``api_key`` defaults to ``$OPENAI_API_KEY``; local servers usually need none."""
-        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
-        url = base_url or DEFAULT_BASE_URL
-        client = JsonClient(
-            url,
-            service="the embedding server",
-            start_hint=(
-                f"Is the OpenAI-compatible server at {url} running? Check base_url "
-                "(it usually ends in /v1)."
-            ),
-            timeout=timeout,
-            headers={"Authorization": f"Bearer {key}"} if key else None,
-            retry=retry,
-        )
-        # Only OpenAI's text-embedding-3 models can shorten their vectors on request;
-        # other servers may reject the unknown field.
-        self._request_dims = dims if dims and model.startswith("text-embedding-3") else None
-        super().__init__(
-            client,
-            model,
-            dims=dims,
-            query_prefix=query_prefix,
-            document_prefix=document_prefix,
-            batch_size=batch_size,
-            max_chars=max_chars,
-        )
+        return api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+
+    @property
+    def _request_dims(self) -> int | None:
+        """Only OpenAI's text-embedding-3 models can shorten their vectors on request;
+        other servers may reject the unknown field."""
+        dims = self._asked_dims
+        return dims if dims and self._profile.model.startswith("text-embedding-3") else None
 
     def _request(self, texts: list[str]) -> object:
         payload: dict[str, object] = {"model": self._profile.model, "input": texts}
-        if self._request_dims:
-            payload["dimensions"] = self._request_dims
+        request_dims = self._request_dims
+        if request_dims:
+            payload["dimensions"] = request_dims
         reply = self._client.post("/embeddings", payload)
         data = reply.get("data") if isinstance(reply, dict) else None
         if not isinstance(data, list):

@@ -19,7 +19,7 @@ from repolens.embed.base import (
     MalformedReplyError,
     check_vectors,
 )
-from repolens.embed.http import JsonClient
+from repolens.embed.http import JsonClient, RetryPolicy
 from repolens.embed.models import lookup
 from repolens.embed.windows import measure_chars, split_chars, split_windows
 
@@ -31,38 +31,47 @@ _PROBE_TEXT = "dimension probe"
 
 
 class RemoteProvider(ABC):
-    """An embedding model behind an HTTP API, reached through ``JsonClient``."""
+    """An embedding model behind an HTTP API, reached through ``JsonClient``.
+
+    The constructor is shared so both providers take the same settings the same way;
+    a subclass names its defaults and says how to reach and authenticate its server.
+    """
 
     provider_name: str
+    default_model: str
+    default_base_url: str
+    service: str  # how error messages name the server
+    start_hint: str  # what to do when the server is unreachable; may name {model} and {url}
 
     def __init__(
         self,
-        client: JsonClient,
-        model: str,
+        model: str | None = None,
         *,
-        dims: int | None,
-        query_prefix: str | None,
-        document_prefix: str | None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dims: int | None = None,
+        timeout: float = 30.0,
+        query_prefix: str | None = None,
+        document_prefix: str | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_chars: int | None = None,
+        retry: RetryPolicy | None = None,
     ) -> None:
-        known = lookup(model)
-        max_tokens = known.max_tokens or DEFAULT_MAX_TOKENS
-        self._client = client
-        self._profile = EmbeddingProfile(
-            provider=self.provider_name,
-            model=model,
-            dims=dims or known.dims or 0,
-            query_prefix=known.query_prefix if query_prefix is None else query_prefix,
-            document_prefix=known.document_prefix if document_prefix is None else document_prefix,
-            max_tokens=max_tokens,
+        model = self.default_model if model is None else model
+        url = base_url or self.default_base_url
+        key = self._api_key(api_key)
+        self._client = JsonClient(
+            url,
+            service=self.service,
+            start_hint=self.start_hint.format(model=model, url=url),
+            timeout=timeout,
+            headers={"Authorization": f"Bearer {key}"} if key else None,
+            retry=retry,
         )
+        self._asked_dims = dims
+        self._profile = _profile(self.provider_name, model, dims, query_prefix, document_prefix)
         self._batch_size = max(1, batch_size)
-        if max_chars is None:
-            max_chars = (
-                CHARS_PER_TOKEN * known.max_tokens if known.max_tokens else DEFAULT_MAX_CHARS
-            )
-        self.max_chars = max_chars
+        self.max_chars = max_chars if max_chars is not None else _default_max_chars(model)
         self._lock = threading.Lock()
 
     @property
@@ -93,6 +102,10 @@ class RemoteProvider(ABC):
 
     def close(self) -> None:
         self._client.close()
+
+    def _api_key(self, api_key: str | None) -> str | None:
+        """The key to send; a subclass may fall back to an environment variable."""
+        return api_key
 
     @abstractmethod
     def _request(self, texts: list[str]) -> object:
@@ -132,3 +145,28 @@ class RemoteProvider(ABC):
         with self._lock:
             if not self._profile.dims:
                 self._profile = replace(self._profile, dims=dims)
+
+
+def _profile(
+    provider: str,
+    model: str,
+    dims: int | None,
+    query_prefix: str | None,
+    document_prefix: str | None,
+) -> EmbeddingProfile:
+    """The profile from explicit settings, falling back to what we know of the model."""
+    known = lookup(model)
+    return EmbeddingProfile(
+        provider=provider,
+        model=model,
+        dims=dims or known.dims or 0,
+        query_prefix=known.query_prefix if query_prefix is None else query_prefix,
+        document_prefix=known.document_prefix if document_prefix is None else document_prefix,
+        max_tokens=known.max_tokens or DEFAULT_MAX_TOKENS,
+    )
+
+
+def _default_max_chars(model: str) -> int:
+    """A window that fits the model's token limit at a cautious characters-per-token."""
+    known = lookup(model)
+    return CHARS_PER_TOKEN * known.max_tokens if known.max_tokens else DEFAULT_MAX_CHARS
