@@ -22,7 +22,7 @@ from pydantic import Field
 
 from repolens.config import ConfigError
 from repolens.mcp.paths import PathError
-from repolens.mcp.runtime import ToolInputError
+from repolens.mcp.runtime import Runtime, ToolInputError
 from repolens.present.symbols import label
 from repolens.project import ProjectError
 from repolens.query.analysis import FileLookupError
@@ -68,6 +68,13 @@ KindFilter = Annotated[
     Field(description="Restrict to this symbol kind (function, method, class, ...)."),
 ]
 Limit = Annotated[int, Field(ge=1, le=500, description="Maximum number of items to list.")]
+
+
+class ToolGroup:
+    """A set of ``@tool`` methods; they reach projects through the server's one runtime."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.rt = runtime
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,7 @@ from typing import Annotated
 from pydantic import Field
 
 from repolens.mcp.paths import confine
-from repolens.mcp.runtime import Runtime
-from repolens.mcp.toolkit import SHORT, Budget, Limit, ProjectPath, tool
+from repolens.mcp.toolkit import SHORT, Budget, Limit, ProjectPath, ToolGroup, tool
 from repolens.mcp.tools_search import finish, split_list
 from repolens.present.format import Answer, cite, plural
 from repolens.present.graph import (
@@ -30,10 +29,7 @@ from repolens.query.graph import (
 DEAD_KINDS = ("function", "method", "class")
 
 
-class AnalysisTools:
-    def __init__(self, runtime: Runtime) -> None:
-        self.rt = runtime
-
+class AnalysisTools(ToolGroup):
     @tool("deps", "A file's imports and importers")
     def deps(
         self,

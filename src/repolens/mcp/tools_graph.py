@@ -7,13 +7,15 @@ error listing the candidates, never an answer about a different symbol.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field
 
 from repolens.mcp.paths import confine
-from repolens.mcp.runtime import ProjectHandle, Runtime
+from repolens.mcp.runtime import ProjectHandle
 from repolens.mcp.source import SourceCache
 from repolens.mcp.toolkit import (
     LONG,
@@ -24,6 +26,7 @@ from repolens.mcp.toolkit import (
     Limit,
     ProjectPath,
     SymbolName,
+    ToolGroup,
     tool,
 )
 from repolens.mcp.tools_search import finish, languages_of
@@ -81,9 +84,15 @@ def lookup(
     return find_symbol(conn, query, file=confine(handle.root, file) if file else None, kind=kind)
 
 
-class GraphTools:
-    def __init__(self, runtime: Runtime) -> None:
-        self.rt = runtime
+class GraphTools(ToolGroup):
+    @contextmanager
+    def _symbol(
+        self, projectPath: str | None, symbol: str, file: str | None, kind: str | None
+    ) -> Iterator[tuple[ProjectHandle, sqlite3.Connection, SymbolRef]]:
+        """How every one-symbol tool starts: the project, an open reader, the symbol meant."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            yield handle, conn, lookup(conn, handle, symbol, file, kind)
 
     @tool("node", "One symbol or file in full")
     def node(
@@ -97,9 +106,7 @@ class GraphTools:
         """Everything about one symbol: signature, docstring, decorators, its callers and
         callees (with unresolved calls), and its code with line numbers. Given a file path,
         the file's outline. Use it after `search`/`symbols`/`context` to read one symbol."""
-        handle = self.rt.handle(projectPath)
-        with handle.reader() as conn:
-            sym = lookup(conn, handle, symbol, file, kind)
+        with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             if sym.kind == FILE_KIND:
                 return self._file_node(conn, handle, sym, budget)
             facts = _facts(conn, sym)
@@ -139,9 +146,7 @@ class GraphTools:
         call site path:line and how sure the resolver is; plus unresolved references
         carrying its name, which may be callers too (so an empty list is never a false
         "no callers")."""
-        handle = self.rt.handle(projectPath)
-        with handle.reader() as conn:
-            sym = lookup(conn, handle, symbol, file, kind)
+        with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             hits = callers(conn, sym, limit=limit + 1)
             maybe = possible_callers(conn, sym, limit=limit)
         out = Answer(budget)
@@ -170,9 +175,7 @@ class GraphTools:
         """What a symbol calls, instantiates or references (for a class: what its methods
         use outside it), each with the call site and certainty; then the calls the
         resolver could not connect (unknown targets) and builtin/external ones."""
-        handle = self.rt.handle(projectPath)
-        with handle.reader() as conn:
-            sym = lookup(conn, handle, symbol, file, kind)
+        with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             hits = callees(conn, sym, limit=limit + 1)
             unresolved = unresolved_calls(conn, sym)
         out = Answer(budget)
@@ -198,9 +201,7 @@ class GraphTools:
         """The blast radius of changing a symbol: everything that calls, instantiates,
         references, subclasses or overrides it, transitively up to `depth`, grouped by file
         with the depth and the edge that links each one."""
-        handle = self.rt.handle(projectPath)
-        with handle.reader() as conn:
-            sym = lookup(conn, handle, symbol, file, kind)
+        with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             result = impact(conn, sym, depth=depth, limit=limit)
         out = Answer(budget)
         files = len(result.by_file())

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from repolens.mcp.paths import confine, confine_glob
-from repolens.mcp.runtime import ProjectHandle, Runtime
+from repolens.mcp.runtime import ProjectHandle
 from repolens.mcp.source import SourceCache
 from repolens.mcp.toolkit import (
     LONG,
@@ -19,6 +19,7 @@ from repolens.mcp.toolkit import (
     KindFilter,
     Limit,
     ProjectPath,
+    ToolGroup,
     tool,
 )
 from repolens.present.context import render_context
@@ -53,10 +54,7 @@ def finish(out: Answer, handle: ProjectHandle, *notes: str) -> str:
     return out.render()
 
 
-class SearchTools:
-    def __init__(self, runtime: Runtime) -> None:
-        self.rt = runtime
-
+class SearchTools(ToolGroup):
     @tool("search", "Search code")
     def search(
         self,
