@@ -107,6 +107,12 @@ def _more(shown: int, total: int | None, hint: str) -> None:
         _print(f"… {total - shown} more not shown; {hint}", style="dim")
 
 
+def _more_than(found: int, limit: int, narrow: str = "") -> None:
+    """For lists fetched one past ``limit``: if the extra came back, offer twice the limit."""
+    if found > limit:
+        _more(limit, None, f"use --limit {limit * 2}{narrow}")
+
+
 def symbol_options(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option("--kind", default=None, help="Only symbols of this kind.")(func)
     func = click.option("--file", "file", default=None, help="Only symbols in this file.")(func)
@@ -173,8 +179,7 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
             _print(f"{name} of {ref.full_name} ({ref.kind}) {ref.location}", style="bold")
             for hit in hits[:limit]:
                 _print(_edge_row(hit, callee=callee))
-            if len(hits) > limit:
-                _more(limit, None, f"use --limit {limit * 2}")
+            _more_than(len(hits), limit)
             if callee:
                 _print_unresolved_callees(bool(hits), unknown)
             else:
@@ -427,8 +432,7 @@ def cycles_command(limit: int, project_path: Path | None, as_json: bool) -> None
             _print(f"cycle {number}: {len(cycle)} file(s)", style="bold")
             for x in ls:
                 _print(f"  {x.file}:{x.line}  imports {x.target}")
-        if len(cycles) > limit:
-            _more(limit, None, f"use --limit {limit * 2}")
+        _more_than(len(cycles), limit)
 
     emit(data, as_json, render)
 
@@ -513,8 +517,7 @@ def symbols_command(
             _print("no matching symbols")
         for ref in shown:
             _print(f"{_row(ref)}  {ref.signature}".rstrip())
-        if len(found) > limit:
-            _more(limit, None, f"use --limit {limit * 2} or narrow with --file/--kind")
+        _more_than(len(found), limit, " or narrow with --file/--kind")
 
     emit(data, as_json, render)
 
