@@ -15,14 +15,16 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from repolens.cli.graph import (
-    COMMANDS,
-    callees_command,
-    callers_command,
+from repolens.cli import cli
+from repolens.cli.analysis import (
     cycles_command,
     deadcode_command,
     deps_command,
     graph_stats_command,
+)
+from repolens.cli.graph import (
+    callees_command,
+    callers_command,
     impact_command,
     path_command,
     symbols_command,
@@ -58,11 +60,11 @@ def run_json(command: click.Command, project: Path, *args: str) -> tuple[int, An
     return code, json.loads(output)
 
 
-def test_every_command_is_exported_for_the_group() -> None:
-    assert {c.name for c in COMMANDS} == {
+def test_every_command_is_registered_on_the_group() -> None:
+    assert {
         "callers", "callees", "impact", "path", "deps", "cycles", "deadcode", "symbols",
         "graph-stats",
-    }  # fmt: skip
+    } <= set(cli.commands)  # fmt: skip
 
 
 def test_callers_json_contract(project: Path) -> None:

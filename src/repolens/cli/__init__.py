@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from repolens import __version__
+from repolens.cli.analysis import COMMANDS as ANALYSIS_COMMANDS
 from repolens.cli.fresh import COMMANDS as FRESH_COMMANDS
 from repolens.cli.graph import COMMANDS as GRAPH_COMMANDS
 from repolens.cli.manage import COMMANDS as MANAGE_COMMANDS
@@ -23,6 +24,7 @@ for command in [
     *FRESH_COMMANDS,
     search_command,
     *GRAPH_COMMANDS,
+    *ANALYSIS_COMMANDS,
     *SERVE_COMMANDS,
 ]:
     cli.add_command(command)

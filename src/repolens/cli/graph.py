@@ -1,5 +1,5 @@
-"""Graph commands: ``callers``, ``callees``, ``impact``, ``path``, ``deps``, ``cycles``,
-``deadcode``, ``symbols``, ``graph-stats``.
+"""Symbol-centred graph commands: ``callers``, ``callees``, ``impact``, ``path``,
+``symbols`` — and the lookup and printing helpers every graph command shares.
 
 Human output is one ``path:line`` row per fact, nearest first, and ends by saying what was
 left out and how to see it. With ``--json`` one object is printed; symbols appear as
@@ -11,9 +11,8 @@ A symbol that cannot be named exactly is exit 1 with ``{"error", "candidates"}``
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -30,20 +29,14 @@ from repolens.cli.common import (
 )
 from repolens.query.graph import (
     EdgeHit,
-    FileLookupError,
     SymbolLookupError,
     SymbolRef,
     call_path,
     callees,
     callers,
-    cycle_links,
-    dead_code_report,
     entry_reason,
-    file_deps,
     find_symbol,
-    graph_stats,
     impact,
-    import_cycles,
     possible_callers,
     search_symbols,
     unresolved_calls,
@@ -62,16 +55,16 @@ def symbol_json(ref: SymbolRef) -> dict[str, Any]:
     }
 
 
-def _row(ref: SymbolRef) -> str:
+def symbol_row(ref: SymbolRef) -> str:
     return f"{ref.file}:{ref.line}  {ref.full_name} ({ref.kind})"
 
 
-def _print(text: str = "", *, style: str | None = None) -> None:
+def say(text: str = "", *, style: str | None = None) -> None:
     console.print(text, markup=False, highlight=False, style=style)
 
 
 @contextmanager
-def _index(project_path: Path | None, as_json: bool) -> Iterator[sqlite3.Connection]:
+def graph_index(project_path: Path | None, as_json: bool) -> Iterator[sqlite3.Connection]:
     project = load_project(project_path, as_json)
     with open_index(project, as_json) as conn:
         yield conn
@@ -83,15 +76,15 @@ def _lookup(
     try:
         return find_symbol(conn, query, file=file, kind=kind)
     except SymbolLookupError as exc:
-        _fail_candidates(
+        fail_candidates(
             exc.message,
             [symbol_json(c) for c in exc.candidates],
-            [_row(c) for c in exc.candidates],
+            [symbol_row(c) for c in exc.candidates],
             as_json,
         )
 
 
-def _fail_candidates(
+def fail_candidates(
     message: str, candidates: list[Any], rows: list[str], as_json: bool
 ) -> NoReturn:
     if not as_json and rows:
@@ -99,18 +92,18 @@ def _fail_candidates(
     fail(message, as_json, candidates=candidates)
 
 
-def _more(shown: int, total: int | None, hint: str) -> None:
+def print_more(shown: int, total: int | None, hint: str) -> None:
     """Say what was left out and how to get it (principle 6)."""
     if total is None:
-        _print(f"… more not shown; {hint}", style="dim")
+        say(f"… more not shown; {hint}", style="dim")
     elif total > shown:
-        _print(f"… {total - shown} more not shown; {hint}", style="dim")
+        say(f"… {total - shown} more not shown; {hint}", style="dim")
 
 
-def _more_than(found: int, limit: int, narrow: str = "") -> None:
+def print_more_than(found: int, limit: int, narrow: str = "") -> None:
     """For lists fetched one past ``limit``: if the extra came back, offer twice the limit."""
     if found > limit:
-        _more(limit, None, f"use --limit {limit * 2}{narrow}")
+        print_more(limit, None, f"use --limit {limit * 2}{narrow}")
 
 
 def symbol_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -160,7 +153,7 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
         project_path: Path | None,
         as_json: bool,
     ) -> None:
-        with _index(project_path, as_json) as conn:
+        with graph_index(project_path, as_json) as conn:
             ref = _lookup(conn, symbol, file, kind, as_json)
             query = callees if callee else callers
             hits = query(conn, ref, limit=limit + 1)
@@ -176,10 +169,10 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
             data["note"] = entry
 
         def render() -> None:
-            _print(f"{name} of {ref.full_name} ({ref.kind}) {ref.location}", style="bold")
+            say(f"{name} of {ref.full_name} ({ref.kind}) {ref.location}", style="bold")
             for hit in hits[:limit]:
-                _print(_edge_row(hit, callee=callee))
-            _more_than(len(hits), limit)
+                say(_edge_row(hit, callee=callee))
+            print_more_than(len(hits), limit)
             if callee:
                 _print_unresolved_callees(bool(hits), unknown)
             else:
@@ -203,26 +196,24 @@ def _print_unknown_callers(
 ) -> None:
     """Principle 3: "no callers" only when no unresolved reference could be one."""
     if not any_known and not maybe:
-        _print("  no callers found in the index" + (f"; {entry}" if entry else ""))
+        say("  no callers found in the index" + (f"; {entry}" if entry else ""))
     if maybe:
         head = "callers unknown: " if not any_known else "also possible: "
-        _print(f"  {head}{len(maybe)} unresolved reference(s) named '{ref.name}' may reach it:")
+        say(f"  {head}{len(maybe)} unresolved reference(s) named '{ref.name}' may reach it:")
         for item in maybe[:10]:
             receiver = f"{item['receiver']}." if item["receiver"] else ""
             where = f"  in {item['source']}" if item.get("source") else ""
-            _print(
-                f"    {item['file']}:{item['line']}  {receiver}{item['name']}{where}", style="dim"
-            )
+            say(f"    {item['file']}:{item['line']}  {receiver}{item['name']}{where}", style="dim")
 
 
 def _print_unresolved_callees(any_known: bool, unknown: list[dict[str, Any]]) -> None:
     if not any_known:
-        _print("  no resolved callees")
+        say("  no resolved callees")
     ours = [u for u in unknown if u["reason"] not in ("builtin", "external")]
     if ours:
-        _print(f"  {len(ours)} call(s) not resolved:", style="dim")
+        say(f"  {len(ours)} call(s) not resolved:", style="dim")
         for item in ours[:10]:
-            _print(
+            say(
                 f"    {item['file']}:{item['line']}  {item['name']}  ({item['reason']})",
                 style="dim",
             )
@@ -270,7 +261,7 @@ def impact_command(
     as_json: bool,
 ) -> None:
     """What may break if SYMBOL changes: dependents up to --depth hops, grouped by file."""
-    with _index(project_path, as_json) as conn:
+    with graph_index(project_path, as_json) as conn:
         ref = _lookup(conn, symbol, file, kind, as_json)
         result = impact(conn, ref, depth=depth, limit=limit)
     groups = result.by_file()
@@ -299,22 +290,22 @@ def impact_command(
     }
 
     def render() -> None:
-        _print(
+        say(
             f"impact of {ref.full_name} ({ref.kind}) {ref.location}: "
             f"{len(result.hits)} symbol(s) in {len(groups)} file(s)",
             style="bold",
         )
         for path, hits in groups.items():
-            _print(path)
+            say(path)
             for h in hits:
-                _print(
+                say(
                     f"  {h.symbol.line:>5}  {h.symbol.qualified_name} ({h.symbol.kind})  "
                     f"depth {h.depth}, {h.edge_kind} at {h.file}:{h.line}"
                 )
         if result.truncated:
-            _more(len(result.hits), None, f"use --limit {limit * 2}")
+            print_more(len(result.hits), None, f"use --limit {limit * 2}")
         if result.frontier:
-            _print(
+            say(
                 f"… {result.frontier} more dependent(s) beyond depth {depth}; "
                 f"use --depth {depth + 1}",
                 style="dim",
@@ -347,7 +338,7 @@ def path_command(
     as_json: bool,
 ) -> None:
     """The shortest chain of calls from SOURCE to TARGET."""
-    with _index(project_path, as_json) as conn:
+    with graph_index(project_path, as_json) as conn:
         src = _lookup(conn, source, from_file, None, as_json)
         dst = _lookup(conn, target, to_file, None, as_json)
         hops = call_path(conn, src, dst, max_depth=max_depth)
@@ -360,129 +351,15 @@ def path_command(
 
     def render() -> None:
         if hops is None:
-            _print(
+            say(
                 f"no call path from {src.full_name} to {dst.full_name} within "
                 f"{max_depth} hops (unresolved calls may hide one; see `repolens callees`)"
             )
             return
-        _print(f"{src.location}  {src.full_name}", style="bold")
+        say(f"{src.location}  {src.full_name}", style="bold")
         for hop in hops:
-            _print(f"  → {hop.edge_kind} at {hop.file}:{hop.line}{_sure(hop)}")
-            _print(f"{hop.symbol.location}  {hop.symbol.full_name}")
-
-    emit(data, as_json, render)
-
-
-@click.command("deps")
-@click.argument("file")
-@project_option
-@json_option
-def deps_command(file: str, project_path: Path | None, as_json: bool) -> None:
-    """What FILE imports (project files and external modules) and which files import it."""
-    with _index(project_path, as_json) as conn:
-        try:
-            deps = file_deps(conn, file)
-        except FileLookupError as exc:
-            _fail_candidates(exc.message, exc.candidates, exc.candidates, as_json)
-    data = {
-        "file": deps.file,
-        "imports": [asdict(x) for x in deps.imports],
-        "unresolved": [asdict(x) for x in deps.unresolved],
-        "importers": [asdict(x) for x in deps.importers],
-    }
-
-    def render() -> None:
-        _print(f"{deps.file} imports from the project ({len(deps.imports)}):", style="bold")
-        for x in deps.imports:
-            _print(
-                f"  {deps.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''} → {x.target}"
-            )
-        if deps.unresolved:
-            _print(f"external or unresolved ({len(deps.unresolved)}):", style="bold")
-            for x in deps.unresolved:
-                _print(f"  {deps.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''}")
-        _print(f"imported by ({len(deps.importers)}):", style="bold")
-        for x in deps.importers:
-            _print(f"  {x.file}:{x.line}  {x.module}{'.' + x.name if x.name else ''}")
-
-    emit(data, as_json, render)
-
-
-@click.command("cycles")
-@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
-@project_option
-@json_option
-def cycles_command(limit: int, project_path: Path | None, as_json: bool) -> None:
-    """File import cycles, with the import lines that close each one."""
-    with _index(project_path, as_json) as conn:
-        cycles = import_cycles(conn, limit=limit + 1)
-        links = [cycle_links(conn, c) for c in cycles[:limit]]
-    data = {
-        "cycles": [
-            {"files": c, "imports": [asdict(x) for x in ls]}
-            for c, ls in zip(cycles[:limit], links, strict=True)
-        ],
-        "truncated": len(cycles) > limit,
-    }
-
-    def render() -> None:
-        if not cycles:
-            _print("no import cycles")
-        for number, (cycle, ls) in enumerate(zip(cycles[:limit], links, strict=True), 1):
-            _print(f"cycle {number}: {len(cycle)} file(s)", style="bold")
-            for x in ls:
-                _print(f"  {x.file}:{x.line}  imports {x.target}")
-        _more_than(len(cycles), limit)
-
-    emit(data, as_json, render)
-
-
-@click.command("deadcode")
-@click.option(
-    "--kind", "kinds", multiple=True, help="Symbol kinds (default: function, method, class)."
-)
-@limit_option
-@project_option
-@json_option
-def deadcode_command(
-    kinds: Sequence[str], limit: int, project_path: Path | None, as_json: bool
-) -> None:
-    """Functions, methods and classes nothing uses (entry points, tests, overrides,
-    decorated callbacks and public API excluded)."""
-    chosen = tuple(kinds) or ("function", "method", "class")
-    with _index(project_path, as_json) as conn:
-        report = dead_code_report(conn, kinds=chosen, limit=limit)
-    data = {
-        "dead": [symbol_json(r) for r in report.dead],
-        "possibly": [{**symbol_json(r), "why": report.why.get(r.id, "")} for r in report.possibly],
-        "total_dead": report.total_dead,
-        "total_possibly": report.total_possibly,
-        "truncated": report.truncated,
-        "unparsed_files": report.unparsed_files,
-    }
-
-    def render() -> None:
-        _print(f"unused ({report.total_dead}):", style="bold")
-        for ref in report.dead:
-            _print(f"  {_row(ref)}")
-        _more(len(report.dead), report.total_dead, f"use --limit {report.total_dead}")
-        if report.possibly:
-            _print(
-                f"possibly unused ({report.total_possibly}): the name shows up where the graph"
-                " cannot follow it",
-                style="bold",
-            )
-            for ref in report.possibly:
-                _print(f"  {_row(ref)}  ({report.why.get(ref.id, '')})")
-            _more(
-                len(report.possibly), report.total_possibly, f"use --limit {report.total_possibly}"
-            )
-        if report.unparsed_files:
-            _print(
-                f"{len(report.unparsed_files)} file(s) did not parse fully; uses in them are "
-                "unknown",
-                style="dim",
-            )
+            say(f"  → {hop.edge_kind} at {hop.file}:{hop.line}{_sure(hop)}")
+            say(f"{hop.symbol.location}  {hop.symbol.full_name}")
 
     emit(data, as_json, render)
 
@@ -502,7 +379,7 @@ def symbols_command(
     as_json: bool,
 ) -> None:
     """Symbols whose name contains QUERY (all symbols of --file/--kind without one)."""
-    with _index(project_path, as_json) as conn:
+    with graph_index(project_path, as_json) as conn:
         found = search_symbols(conn, query, file=file, kind=kind, limit=limit + 1)
     shown = found[:limit]
     data = {
@@ -514,43 +391,12 @@ def symbols_command(
 
     def render() -> None:
         if not shown:
-            _print("no matching symbols")
+            say("no matching symbols")
         for ref in shown:
-            _print(f"{_row(ref)}  {ref.signature}".rstrip())
-        _more_than(len(found), limit, " or narrow with --file/--kind")
+            say(f"{symbol_row(ref)}  {ref.signature}".rstrip())
+        print_more_than(len(found), limit, " or narrow with --file/--kind")
 
     emit(data, as_json, render)
-
-
-@click.command("graph-stats")
-@project_option
-@json_option
-def graph_stats_command(project_path: Path | None, as_json: bool) -> None:
-    """Graph size and health: symbols and edges by kind, unresolved share per language,
-    most connected symbols."""
-    with _index(project_path, as_json) as conn:
-        stats = graph_stats(conn)
-
-    def render() -> None:
-        _print(f"{stats['files']} files", style="bold")
-        _print("symbols: " + ", ".join(f"{k} {v}" for k, v in stats["symbols"].items()))
-        _print("edges: " + ", ".join(f"{k} {v}" for k, v in stats["edges"].items()))
-        for language, row in stats["languages"].items():
-            reasons = stats["unresolved_reasons"].get(language, {})
-            why = ", ".join(f"{k} {v}" for k, v in reasons.items())
-            _print(
-                f"  {language}: {row['files']} files, {row['symbols']} symbols, "
-                f"{row['edges']} edges, {row['unresolved']}/{row['refs']} refs unresolved "
-                f"({row['unresolved_share']:.0%}){': ' + why if why else ''}"
-            )
-        _print("most connected:", style="bold")
-        for item in stats["most_connected"]:
-            _print(
-                f"  {item['file']}:{item['line']}  {item['symbol']}  "
-                f"in {item['in']}, out {item['out']}"
-            )
-
-    emit(stats, as_json, render)
 
 
 COMMANDS = [
@@ -558,9 +404,5 @@ COMMANDS = [
     callees_command,
     impact_command,
     path_command,
-    deps_command,
-    cycles_command,
-    deadcode_command,
     symbols_command,
-    graph_stats_command,
 ]
