@@ -3,12 +3,12 @@
 The code of installed packages (click, rich, httpx, pathspec and a slice of the standard
 library) is indexed with every docstring stripped; each sampled function's query is the
 first sentence of its docstring ("doc") or its qualified name split into words ("name",
-e.g. ``help formatter write dl``). A hit is a
-result chunk of the right file overlapping the function's lines. Prints MRR@10 and
-Recall@10 per retriever. Embeddings are cached in ``--data`` (default: a directory under
-the system temp dir), so a second run only re-ranks.
+e.g. ``help formatter write dl``). A hit is a result chunk of the right file overlapping
+the function's lines. Prints MRR@10 and Recall@10 per retriever. Embeddings are cached
+in ``--data`` (default: a directory under the system temp dir), so a second run only
+re-ranks.
 
-    python bench/search_quality.py [--queries 400] [--data DIR] [--bm25-weight 0.4]
+    python bench/search_quality.py [--queries 400] [--data DIR] [--bm25-weight 0.33]
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from repolens.store.chunks import code_tokens, path_tokens
 
 RRF_K = 60
 DENSE_WEIGHT = 1.0
-BM25_WEIGHT = 0.7  # measured: 0.7 > 0.5 > 0.4 on docstring queries, equal on names
+BM25_WEIGHT = 0.33  # spike: best; bench/search_quality.py: 0.33-1.0 all within 0.01 MRR
 NAME_BOOST = 0.5
 MENTIONED, PARTIAL = 0.8, 0.5  # name-match levels below an exact match
 PATH_BOOST = 0.15

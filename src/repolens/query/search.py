@@ -267,7 +267,7 @@ def _score(
         heapq.heappush(best, (candidate.rank_score, candidate.chunk_id))
         if len(best) > limit:
             heapq.heappop(best)
-    kept.sort(key=lambda c: (-c.rank_score, c.chunk_id))
+    kept.sort(key=lambda c: (-c.rank_score, -c.score, c.chunk_id))
     return kept[:limit]
 
 
