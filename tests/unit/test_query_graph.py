@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from repolens.index.pipeline import index_project
-from repolens.project import open_project
+from conftest import IndexTree
 from repolens.query.graph import (
     SymbolLookupError,
     call_path,
@@ -27,27 +26,17 @@ from repolens.query.graph import (
     search_symbols,
     unresolved_calls,
 )
-from repolens.store.db import connect
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "query" / "pyapp"
 
 
-def build_index(root: Path) -> Path:
-    """Index ``root`` with the real pipeline (discover, parse, store, resolve)."""
-    project = open_project(root)
-    conn = connect(project.db_path)
-    try:
-        index_project(project, conn)
-    finally:
-        conn.close()
-    return project.db_path
-
-
 @pytest.fixture(scope="module")
-def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+def conn(
+    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
+) -> Iterator[sqlite3.Connection]:
     root = tmp_path_factory.mktemp("pyapp")
     shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
-    db = connect(build_index(root), readonly=True)
+    db = index_tree(root)
     yield db
     db.close()
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from repolens.index.pipeline import index_project
-from repolens.project import open_project
+from conftest import IndexTree
 from repolens.query.graph import (
     FileLookupError,
     cycle_links,
@@ -20,20 +19,8 @@ from repolens.query.graph import (
     graph_stats,
     import_cycles,
 )
-from repolens.store.db import connect
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "query" / "pyapp"
-
-
-def index_tree(root: Path) -> sqlite3.Connection:
-    """Index ``root`` with the real pipeline and open the result read-only."""
-    project = open_project(root)
-    writer = connect(project.db_path)
-    try:
-        index_project(project, writer)
-    finally:
-        writer.close()
-    return connect(project.db_path, readonly=True)
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:
@@ -45,7 +32,9 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+def conn(
+    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
+) -> Iterator[sqlite3.Connection]:
     root = tmp_path_factory.mktemp("pyapp")
     shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
     db = index_tree(root)
@@ -95,7 +84,7 @@ def test_real_import_cycle_is_found_with_its_lines(conn: sqlite3.Connection) -> 
     ]
 
 
-def test_acyclic_project_has_no_cycles(tmp_path: Path) -> None:
+def test_acyclic_project_has_no_cycles(tmp_path: Path, index_tree: IndexTree) -> None:
     root = write_tree(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/a.py": "from pkg import b\n\n\ndef f():\n    return b.g()\n",
@@ -110,7 +99,7 @@ def test_acyclic_project_has_no_cycles(tmp_path: Path) -> None:
         db.close()
 
 
-def test_three_file_cycle_and_order_is_deterministic(tmp_path: Path) -> None:
+def test_three_file_cycle_and_order_is_deterministic(tmp_path: Path, index_tree: IndexTree) -> None:
     root = write_tree(tmp_path, {
         "z.py": "import y\n",
         "y.py": "import x\n",

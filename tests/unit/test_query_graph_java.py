@@ -8,10 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from repolens.index.pipeline import index_project
-from repolens.project import open_project
+from conftest import IndexTree
 from repolens.query.graph import find_symbol
-from repolens.store.db import connect
 
 REPO_JAVA = """package com.acme;
 
@@ -30,18 +28,14 @@ public class Repo {
 
 
 @pytest.fixture(scope="module")
-def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+def conn(
+    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
+) -> Iterator[sqlite3.Connection]:
     root = tmp_path_factory.mktemp("java")
     source = root / "src" / "main" / "java" / "com" / "acme" / "Repo.java"
     source.parent.mkdir(parents=True)
     source.write_text(REPO_JAVA)
-    project = open_project(root)
-    writer = connect(project.db_path)
-    try:
-        index_project(project, writer)
-    finally:
-        writer.close()
-    db = connect(project.db_path, readonly=True)
+    db = index_tree(root)
     yield db
     db.close()
 

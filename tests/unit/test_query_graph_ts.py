@@ -10,25 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from repolens.index.pipeline import index_project
-from repolens.project import open_project
+from conftest import IndexTree
 from repolens.query.graph import callees, callers, dead_code, find_symbol, impact
-from repolens.store.db import connect
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "query" / "tsapp"
 
 
 @pytest.fixture(scope="module")
-def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connection]:
+def conn(
+    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
+) -> Iterator[sqlite3.Connection]:
     root = tmp_path_factory.mktemp("tsapp")
     shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
-    project = open_project(root)
-    writer = connect(project.db_path)
-    try:
-        index_project(project, writer)
-    finally:
-        writer.close()
-    db = connect(project.db_path, readonly=True)
+    db = index_tree(root)
     yield db
     db.close()
 
