@@ -15,6 +15,7 @@ the paths it is given, never at the rest of the tree.
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
@@ -108,6 +109,15 @@ def _task(found: DiscoveredFile, known: Stored | None) -> FileTask | None:
         return None
     return FileTask(found.path, str(found.abs_path), found.language, found.size,
                     found.mtime_ns, known[3] if known else "")  # fmt: skip
+
+
+def _workers(project: Project) -> int:
+    """Processes for parsing and resolving: the setting, else one per usable core."""
+    if project.settings.workers:
+        return project.settings.workers
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _results(tasks: list[FileTask], workers: int) -> Generator[FileResult, None, None]:
@@ -276,7 +286,7 @@ def _store_all(
     stop: StopCheck,
 ) -> None:
     """Process and store ``tasks`` batch by batch, checking for a stop after each."""
-    workers = project.settings.workers or os.cpu_count() or 1
+    workers = _workers(project)
     done = 0
     with closing(_results(tasks, workers)) as results:
         for batch in _batched(results, BATCH_SIZE):
@@ -307,10 +317,12 @@ def _resolve_pending(
         if progress:
             progress("resolve", 0, len(ids | exact))
         total = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        workers = _workers(project)
+        init = functools.partial(init_worker, os.getpid(), True)
         if len(ids | exact) >= total:
-            stats = resolve(conn, project.root)
+            stats = resolve(conn, project.root, workers=workers, worker_init=init)
         else:
-            stats = resolve(conn, project.root, ids, exact=exact)
+            stats = resolve(conn, project.root, ids, exact=exact, workers=workers, worker_init=init)
         with transaction(conn):
             _save_pending(conn, set())
             _save_pending(conn, set(), EXACT_KEY)

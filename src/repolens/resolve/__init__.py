@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from repolens.resolve.context import Context
 from repolens.resolve.delta import FileFacts, edit_affected, file_facts
-from repolens.resolve.edges import FileResult, resolve_file
+from repolens.resolve.edges import FileResult
 from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import SPECS, spec_for
+from repolens.resolve.parallel import resolve_files
 from repolens.resolve.project import FileRow, Project, RefRow, load_refs
 from repolens.resolve.tables import forget, load_project
 from repolens.resolve.writeback import write_results
@@ -72,6 +73,8 @@ def resolve(
     file_ids: Collection[int] | None = None,
     *,
     exact: Collection[int] = (),
+    workers: int = 1,
+    worker_init: Callable[[], None] | None = None,
 ) -> ResolveStats:
     """Resolve every file (``file_ids=None``) or the given files and all files whose
     answers they may change; replace those files' edges. One transaction.
@@ -79,12 +82,15 @@ def resolve(
     ``exact`` are more files to resolve whose reach the caller has already widened from
     the edit's delta (``edit_affected``, which also takes in the ambiguous references a
     changed name may decide): only the layout is re-checked for them, which is what
-    keeps a one-line edit cheap."""
+    keeps a one-line edit cheap.
+
+    ``workers``: processes that may answer references (see ``parallel``), each first
+    running ``worker_init``."""
     with transaction(conn):
         project = load_project(conn)
         ctx = build_context(project, root)
         if file_ids is None:
-            results, refs = _resolve_files(conn, ctx, set(project.files))
+            results, refs = _resolve_files(conn, ctx, set(project.files), workers, worker_init)
             forget(conn, None)
             write_results(conn, results, refs, ctx, None)
         else:
@@ -94,7 +100,7 @@ def resolve(
             todo |= stale_files(ctx, conn, todo, ambiguous=widen)
             results, refs = {}, []
             while todo:  # a file whose imports now answer differently moves its importers
-                batch, batch_refs = _resolve_files(conn, ctx, todo)
+                batch, batch_refs = _resolve_files(conn, ctx, todo, workers, worker_init)
                 results.update(batch)
                 refs.extend(batch_refs)
                 todo = importers(ctx, _imports_moved(ctx, batch)) - set(results)
@@ -104,17 +110,18 @@ def resolve(
 
 
 def _resolve_files(
-    conn: sqlite3.Connection, ctx: Context, file_ids: set[int]
+    conn: sqlite3.Connection,
+    ctx: Context,
+    file_ids: set[int],
+    workers: int,
+    worker_init: Callable[[], None] | None,
 ) -> tuple[dict[int, FileResult], list[RefRow]]:
     everything = len(file_ids) == len(ctx.project.files)
     refs = load_refs(conn, None if everything else file_ids)
     by_file: dict[int, list[RefRow]] = {}
     for ref in refs:
         by_file.setdefault(ref.file_id, []).append(ref)
-    results = {
-        fid: resolve_file(ctx, ctx.project.files[fid], by_file.get(fid, []))
-        for fid in sorted(file_ids)
-    }
+    results = resolve_files(ctx, by_file, sorted(file_ids), workers, worker_init)
     return results, refs
 
 
