@@ -14,6 +14,7 @@ from operator import attrgetter
 from tree_sitter import Node, QueryCursor
 
 from repolens.parse.defs import Captures, SymbolTable, build_symbols
+from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.languages.fallback import extract_lines, has_fallback
 from repolens.parse.model import Binding, Import, ParsedFile, Reference
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
@@ -74,10 +75,13 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     comments: list[Node] = []
     decorations: list[Node] = []
     rest: list[tuple[str, Captures]] = []
+    embeds: list[Node] = []
     for pattern, caps in QueryCursor(grammar.query).matches(root):
         role = roles[pattern]
         if role[:4] == "def.":
             defs.append((role[4:], caps))
+        elif role == "embed":
+            embeds.append(caps[role][0])
         elif role == "comment":
             comments.append(caps[role][0])
         elif role == "decoration":
@@ -97,9 +101,34 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
             handlers[role](role, caps)
         except Exception as exc:  # one odd node costs one record, not the file
             out.error = out.error or f"extraction partial: {role}: {type(exc).__name__}: {exc}"
-    refs.sort(key=_POSITION)
     out.references = refs
     engine.mark_exports()
+    if embeds or grammar.spec.file_symbol:
+        _embedded(grammar.spec, src, embeds, table, out)
+    out.references.sort(key=_POSITION)
+
+
+def _embedded(
+    spec: LanguageSpec, src: bytes, nodes: list[Node], table: SymbolTable, out: ParsedFile
+) -> None:
+    """Extract each block of another language with that language's spec and merge it into
+    ``out``: into the file's own symbol (``Embedded.in_file_symbol``), else into the host
+    symbol around the block. A block whose grammar is missing is skipped, and said so."""
+    own = add_file_symbol(spec.file_symbol, out) if spec.file_symbol else None
+    for node in nodes:
+        code = spec.embedded(node, src) if spec.embedded is not None else None
+        if code is None:
+            continue
+        grammar = get_grammar(code.language)
+        if grammar is None:
+            out.error = out.error or f"embedded {code.language}: {failure(code.language)}"
+            continue
+        part = ParsedFile(out.path, code.language, line_count=out.line_count)
+        root = parse_range(grammar, src, node).root_node
+        part.has_errors = root.has_error
+        _extract(grammar, src, root, part)
+        merge(out, part, own if code.in_file_symbol else table.enclosing(node.start_byte))
+    out.imports.sort(key=attrgetter("line"))
 
 
 class _Matches:

@@ -39,8 +39,11 @@ _failures: dict[str, str] = {}
 _local = threading.local()
 
 _ROLES = frozenset(
-    {"call", "new", "ref", "bind", "type_of", "import", "exports", "owner", "comment", "decoration"}
-)
+    {
+        "call", "new", "ref", "bind", "type_of", "import", "exports", "owner", "comment",
+        "decoration", "embed",
+    }
+)  # fmt: skip
 _CAPTURE = re.compile(rb"@([\w.]+)")
 
 

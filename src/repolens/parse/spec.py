@@ -33,6 +33,11 @@ plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
 ``@decoration``  a decorator, annotation or attribute (attached by position, ``trivia``).
 ``@exports``     an explicit export list (``__all__``, ``export {a}``), handed to
                  ``LanguageSpec.exports``; listed top-level symbols become exported.
+``@embed``       a node holding code of another language (a Vue ``<script>`` block), handed
+                 to ``LanguageSpec.embedded``, which names that language. The engine parses
+                 the node's byte range of the same source with the other grammar
+                 (``included_ranges``, so lines stay the host file's), extracts it with
+                 the other spec, and merges the records into the host file's.
 """
 
 from __future__ import annotations
@@ -84,12 +89,23 @@ class DefContext:
     owner_trait: str | None  # trait of an enclosing ``impl Trait for Type`` block
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """What an ``@embed`` capture holds, as an ``embedded`` hook tells the engine."""
+
+    language: str  # id of the spec that extracts it (``typescript``)
+    # Its top-level definitions and code belong to the file's own symbol (``file_symbol``:
+    # a component's per-instance script) rather than to module level.
+    in_file_symbol: bool = False
+
+
 RefineHook = Callable[[Symbol, DefContext], None]
 DocHook = Callable[[Node, bytes], str | None]  # None: use the comment block above
 HeritageHook = Callable[[Node], list[tuple[str, Node]]]
 ImportHook = Callable[[Node, bytes, str], list[ImportSpec]]  # (node, source, file path)
 ExportHook = Callable[[Node, bytes], list[str]]
 TextHook = Callable[[str], str]
+EmbedHook = Callable[[Node, bytes], Embedded | None]  # None: not code worth extracting
 
 
 def _no_heritage(node: Node) -> list[tuple[str, Node]]:
@@ -129,3 +145,7 @@ class LanguageSpec:
     self_prefix: str = ""  # a field `x` is also bound as `<self_prefix>.x` when set
     skip_refs: frozenset[str] = frozenset()  # values never worth a `references` entry
     separator: str = "."  # between a receiver and a name in qualified text
+    embedded: EmbedHook | None = None  # the language of each ``@embed`` capture
+    # When set, the file is itself a symbol of this kind (a Vue or Svelte ``component``)
+    # named after its stem and spanning it; see ``Embedded.in_file_symbol``.
+    file_symbol: str = ""

@@ -6,6 +6,7 @@ in a legacy encoding still yields records instead of an exception.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from tree_sitter import Node
@@ -25,6 +26,11 @@ DOC_MAX = 500
 def node_text(node: Node, src: bytes) -> str:
     """The node's source text, decoded leniently."""
     return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def file_stem(path: str) -> str:
+    """``src/OrderList.vue`` -> ``OrderList``: the name a file that is one unit goes by."""
+    return posixpath.splitext(posixpath.basename(path))[0]
 
 
 def one_line(text: str) -> str:
