@@ -530,6 +530,7 @@ export { helper } from '@/util'
 def test_vue_script_and_style_imports_keep_their_lines() -> None:
     parsed = _parse("vue", "src/OrderList.vue", VUE_SOURCE)
     assert [(i.module, i.name, i.alias, i.line) for i in parsed.imports] == [
+        ("./OrderList.vue", "OrderList", "default", 1),  # the component: its default export
         ("vue", "ref", None, 6),
         ("./OrderRow.vue", "default", "OrderRow", 7),
         ("@/util", "helper", None, 9),
@@ -542,7 +543,10 @@ def test_vue_script_and_style_imports_keep_their_lines() -> None:
 def test_svelte_blocks() -> None:
     source = "<script>\n  import Badge from './Badge.svelte';\n</script>\n<Badge />\n"
     parsed = _parse("svelte", "src/Cart.svelte", source)
-    assert [(i.module, i.line) for i in parsed.imports] == [("./Badge.svelte", 2)]
+    assert [(i.module, i.line) for i in parsed.imports] == [
+        ("./Cart.svelte", 1),
+        ("./Badge.svelte", 2),
+    ]
 
 
 def test_stylesheet_imports_and_mixins() -> None:

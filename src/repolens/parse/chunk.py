@@ -154,6 +154,12 @@ class _Structure:
         self.children: dict[int | None, list[int]] = {}
         for index in range(len(symbols)):
             self.children.setdefault(self._parent(index), []).append(index)
+        roots = self.children.get(None, [])
+        whole = [index for index in roots if self._spans_file(index)]
+        if len(whole) == 1 and len(roots) > 1:  # a component and its module-level script:
+            # the definitions lie in the component's lines, so they are chunked inside it
+            self.children[None] = whole
+            self.children.setdefault(whole[0], []).extend(i for i in roots if i != whole[0])
 
     def _parent(self, index: int) -> int | None:
         """The parent the chunker nests under: one whose lines hold the symbol's (a Go

@@ -1,90 +1,93 @@
-"""Vue and Svelte single-file components: imports of their ``<script>`` and ``<style>`` blocks.
+"""Vue and Svelte single-file components: the component, its scripts and style imports.
 
 The file is parsed with the HTML grammar, whose ``script_element``/``style_element`` hold
-the blocks as raw text. A script block is then parsed with the TypeScript grammar
-restricted to the block's byte range (``included_ranges``), so every node keeps its real
-line in the ``.vue`` file, and its ``import``/``export ... from`` statements are read with
-the TypeScript spec's own import hook. A style block's ``@import``/``@use`` lines are read
-as in ``stylesheets``.
+the blocks as raw text. A script block is an ``@embed``: the engine extracts it with the
+TypeScript spec (TSX for ``lang="tsx"``/``"jsx"``; TypeScript reads plain JavaScript
+too) over the block's byte range, so symbols, calls, typed names and imports keep their
+real lines in the component file. A style block's ``@import``/``@use`` lines are read as
+in ``stylesheets``.
 
-Known limit: the extraction engine runs one grammar per file, so the *definitions and
-calls* inside a script block are not extracted yet (it needs a hook that lets a spec
-parse byte ranges with another language; see the breadth report). A component is still
-an import-graph node: what it imports, and who imports it.
+The file itself is a ``component`` symbol named after the file (``OrderList.vue`` ->
+``OrderList``) and is the file's default export, so ``import OrderList from
+'./OrderList.vue'`` binds it. Code that runs per component instance belongs to it (Vue
+``<script setup>``, Svelte's instance ``<script>``: ``OrderList.load``); code that runs
+once per module stays at module level (Vue's plain ``<script>``, Svelte's
+``<script context="module">``/``<script module>``), so its exports can be imported by
+name. Templates are not read: a name used only in markup makes no reference.
 """
 
 from __future__ import annotations
 
-import threading
+import posixpath
+from collections.abc import Callable
 
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Range
+from tree_sitter import Node
 
-from repolens.parse.languages import ecmascript, stylesheets
+from repolens.parse.languages import stylesheets
 from repolens.parse.model import Symbol
-from repolens.parse.spec import DefContext, ImportSpec, LanguageSpec
-from repolens.parse.text import node_text
+from repolens.parse.spec import DefContext, Embedded, EmbedHook, ImportSpec, LanguageSpec
+from repolens.parse.text import file_stem, node_text
 
 QUERY = """
 (comment) @comment
-(script_element (raw_text) @import)
+(document) @import
+(script_element (raw_text) @embed)
 (style_element (raw_text) @import)
 """
 
-_SCRIPT_IMPORTS = """
-(import_statement) @import
-(export_statement source: (_)) @import
-"""
+_SCRIPT_LANGUAGES = {
+    "": "typescript", "ts": "typescript", "typescript": "typescript", "js": "typescript",
+    "javascript": "typescript", "tsx": "tsx", "jsx": "tsx",
+}  # fmt: skip
+_SCRIPT_TYPES = frozenset(
+    {"", "module", "text/javascript", "application/javascript", "text/typescript"}
+)
 
-_local = threading.local()
-_lock = threading.Lock()
-_shared: dict[str, tuple[Language, Query]] = {}
-
-
-def _script_grammar() -> tuple[Language, Query]:
-    """TypeScript (a superset of what script blocks hold) and its import query, shared."""
-    with _lock:
-        if "ts" not in _shared:
-            import tree_sitter_typescript
-
-            language = Language(tree_sitter_typescript.language_typescript())
-            _shared["ts"] = (language, Query(language, _SCRIPT_IMPORTS))
-        return _shared["ts"]
+Attributes = dict[str, str]
+InstanceRule = Callable[[Attributes], bool]  # does a script with these attributes run per
+# component instance (its code belongs to the component) or once per module?
 
 
-def _parser(language: Language) -> Parser:
-    parser: Parser | None = getattr(_local, "parser", None)
-    if parser is None:
-        parser = _local.parser = Parser(language)
-    return parser
-
-
-def imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
-    block = node.parent
-    if block is not None and block.type == "style_element":
-        return stylesheets.block_imports(node_text(node, src), node.start_point[0] + 1)
-    try:
-        language, query = _script_grammar()
-    except ImportError:
-        return []  # no TypeScript grammar here: the file keeps its symbol, without imports
-    parser = _parser(language)
-    parser.included_ranges = [
-        Range(node.start_point, node.end_point, node.start_byte, node.end_byte)
-    ]
-    tree = parser.parse(src)
-    found: list[ImportSpec] = []
-    for _, caps in QueryCursor(query).matches(tree.root_node):
-        statement = caps["import"][0]
-        for spec in ecmascript.imports(statement, src, path):
-            spec.line = spec.line or statement.start_point[0] + 1
-            found.append(spec)
+def _attributes(element: Node | None, src: bytes) -> Attributes:
+    """The attributes of an element's start tag, names lowercased (``setup`` -> "")."""
+    tag = element.child(0) if element is not None else None
+    found: Attributes = {}
+    for attr in tag.named_children if tag is not None and tag.type == "start_tag" else []:
+        parts = attr.named_children if attr.type == "attribute" else []
+        if parts:  # (attribute_name) and, unless it is a bare flag, its value
+            value = node_text(parts[1], src).strip("\"'") if len(parts) > 1 else ""
+            found[node_text(parts[0], src).lower()] = value
     return found
 
 
+def _script(instance: InstanceRule) -> EmbedHook:
+    """The ``embedded`` hook of a component language: which grammar reads a script block,
+    and whether it runs per component ``instance``."""
+
+    def embedded(node: Node, src: bytes) -> Embedded | None:
+        attrs = _attributes(node.parent, src)
+        language = _SCRIPT_LANGUAGES.get(attrs.get("lang", "").lower())
+        if language is None or attrs.get("type", "").lower() not in _SCRIPT_TYPES:
+            return None  # CoffeeScript, JSON-LD, templates: not code we read
+        return Embedded(language, in_file_symbol=instance(attrs))
+
+    return embedded
+
+
+def imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
+    """Style imports, and the component as the file's own default export (re-exported
+    from the file itself, as ``ecmascript`` records ``export default f``)."""
+    if node.type == "document":
+        own = "./" + posixpath.basename(path)
+        return [ImportSpec(own, file_stem(path), "default", is_reexport=True)]
+    return stylesheets.block_imports(node_text(node, src), node.start_point[0] + 1)
+
+
 def _refine(sym: Symbol, ctx: DefContext) -> None:
-    """Components define no symbols of their own yet (see the module's known limit)."""
+    """The HTML query defines no symbols: the component is the file's own symbol."""
 
 
-def make_spec(language: str) -> LanguageSpec:
+def make_spec(language: str, instance: InstanceRule) -> LanguageSpec:
     return LanguageSpec(
         language=language,
         grammar_module="tree_sitter_html",
@@ -92,4 +95,6 @@ def make_spec(language: str) -> LanguageSpec:
         refine=_refine,
         imports=imports,
         name_types=frozenset(),
+        embedded=_script(instance),
+        file_symbol="component",
     )

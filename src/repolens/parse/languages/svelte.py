@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from repolens.parse.languages.sfc import make_spec
+from repolens.parse.languages.sfc import Attributes, make_spec
 
-SPEC = make_spec("svelte")
+
+def _per_instance(attrs: Attributes) -> bool:
+    """The instance ``<script>`` runs for each component; ``<script context="module">``
+    (Svelte 5: ``<script module>``) runs once and may export names to importers."""
+    return attrs.get("context") != "module" and "module" not in attrs
+
+
+SPEC = make_spec("svelte", _per_instance)

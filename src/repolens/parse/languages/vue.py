@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from repolens.parse.languages.sfc import make_spec
+from repolens.parse.languages.sfc import Attributes, make_spec
 
-SPEC = make_spec("vue")
+
+def _per_instance(attrs: Attributes) -> bool:
+    """``<script setup>`` runs for each component instance; a plain ``<script>`` runs once,
+    when the module is imported (its ``export default`` holds the component's options)."""
+    return "setup" in attrs
+
+
+SPEC = make_spec("vue", _per_instance)
