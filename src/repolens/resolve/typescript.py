@@ -3,7 +3,8 @@
 A specifier is tried as a relative path, then through the nearest ``tsconfig``/``jsconfig``
 ``paths`` and ``baseUrl``, then as a workspace package; anything else is a package outside
 the project. A path matches a file with any source extension, a directory its ``index``
-file, and an ESM-style ``./x.js`` the ``./x.ts`` it is compiled from.
+file, and an ESM-style ``./x.js`` the ``./x.ts`` it is compiled from. A Vue or Svelte
+component is imported by its full file name (``./Foo.vue``), as bundlers require.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from repolens.resolve.project import FileRow, ImportRow, Project
 from repolens.resolve.tsconfig import ConfigFinder
 
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+COMPONENT_LANGUAGES = frozenset({"vue", "svelte"})  # single-file components a script imports
 COMPILED_FROM = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 
 
@@ -45,6 +47,9 @@ def _path_options(path: str) -> list[str]:
 def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
     of_file = {f.id: Module(_strip_extension(f.path), [f.id]) for f in files}
     modules = {f.path: of_file[f.id] for f in files}
+    for component in project.files.values():  # `import Foo from './Foo.vue'`, by full path
+        if component.language in COMPONENT_LANGUAGES:
+            modules[component.path] = Module(component.path, [component.id])
     configs = ConfigFinder(root)
     packages = find_packages(root, {f.dir for f in files})
 

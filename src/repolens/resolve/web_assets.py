@@ -10,7 +10,8 @@ package name a script imports (``vue``, ``svelte/store``).
 
 Script imports reach TypeScript and JavaScript files as well as other components (the
 table holds every web file); a TypeScript file importing ``./X.vue`` is the TypeScript
-resolver's business.
+resolver's business. The names of component scripts (whose symbols and calls the parser
+extracts with the TypeScript spec) resolve with TypeScript's builtins and ``this``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
+from repolens.resolve import typescript
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
 from repolens.resolve.filemods import file_modules, join
 from repolens.resolve.project import FileRow, ImportRow, Project
@@ -89,11 +91,24 @@ CSS_BUILTINS = frozenset(
     }
 )  # fmt: skip
 
+# Globals of component scripts that nothing imports: Vue's `<script setup>` compiler
+# macros and Svelte 5 runes.
+COMPONENT_BUILTINS = frozenset(
+    {
+        "defineProps", "defineEmits", "defineExpose", "defineOptions", "defineSlots",
+        "defineModel", "withDefaults", "$state", "$derived", "$effect", "$props",
+        "$bindable", "$inspect", "$host",
+    }
+)  # fmt: skip
+
 SPEC = LanguageSpec(
     name="web_assets",
     languages=frozenset({"vue", "svelte", "css", "scss", "less"}),
     build_layout=build_layout,
-    builtins=CSS_BUILTINS,
-    builtin_types=frozenset(),
-    builtin_methods=frozenset(),
+    builtins=CSS_BUILTINS | COMPONENT_BUILTINS | typescript.BUILTINS,
+    builtin_types=typescript.BUILTIN_TYPES,
+    builtin_methods=typescript.BUILTIN_METHODS,
+    self_names=typescript.SPEC.self_names,
+    constructor_names=typescript.SPEC.constructor_names,
+    super_calls_constructor=True,
 )
