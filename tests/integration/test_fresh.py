@@ -244,6 +244,20 @@ def test_unchanged_files_are_not_read_and_same_content_not_parsed(
     assert report.parsed == 0 and report.unchanged == report.discovered
 
 
+def test_facts_of_another_extraction_version_are_parsed_again(
+    small: tuple[Project, sqlite3.Connection],
+) -> None:
+    """After an upgrade that changes extraction, unchanged files must not keep old facts."""
+    project, conn = small
+    expected = snapshot(conn)
+    conn.execute("UPDATE meta SET value = 'older' WHERE key = ?", (pipeline.EXTRACTION_KEY,))
+    conn.execute("DELETE FROM symbols WHERE name = 'helper'")  # facts the old version lacked
+    report = index_project(project, conn)
+    assert report.parsed == report.discovered and report.unchanged == 0
+    assert snapshot(conn) == expected
+    assert index_project(project, conn).parsed == 0
+
+
 def test_directories_moved_in_and_away(small: tuple[Project, sqlite3.Connection]) -> None:
     project, conn = small
     (project.root / "pkg").rename(project.root / "lib")

@@ -37,6 +37,7 @@ from repolens.discover import (
 )
 from repolens.index import lock
 from repolens.index.files import FileResult, FileTask, init_worker, process_file
+from repolens.parse import EXTRACTION_VERSION
 from repolens.project import Project
 from repolens.resolve import affected_files, edit_affected, file_facts, resolve
 from repolens.store import chunks as chunk_store
@@ -47,6 +48,7 @@ BATCH_SIZE = 200
 PARALLEL_THRESHOLD = 64  # below this many files, process start-up costs more than it saves
 PENDING_KEY = "pending_resolve"  # files whose reach resolve must still widen
 EXACT_KEY = "pending_exact"  # files already widened from the edit's delta
+EXTRACTION_KEY = "extraction_version"  # EXTRACTION_VERSION of the stored facts
 STATE_KEY = "index_state"  # "running" from the start of a full run until it completes
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
@@ -298,6 +300,17 @@ def _store_all(
                 raise IndexCancelled(f"stopped after {done} of {len(tasks)} files")
 
 
+def _expire_other_extraction(conn: sqlite3.Connection) -> None:
+    """Facts written by another ``EXTRACTION_VERSION`` would outlive an upgrade, since
+    content hashes say their files are unchanged: forget the hashes so that every file
+    is parsed again (an interrupted run resumes with those not yet done)."""
+    if get_meta(conn, EXTRACTION_KEY) == EXTRACTION_VERSION:
+        return
+    with transaction(conn):
+        conn.execute("UPDATE files SET content_hash = '', size = -1")
+        set_meta(conn, EXTRACTION_KEY, EXTRACTION_VERSION)
+
+
 def _existing(conn: sqlite3.Connection, ids: set[int]) -> set[int]:
     return _in_slices(conn, "SELECT id FROM files WHERE id IN ({marks})", ids)
 
@@ -359,6 +372,7 @@ def _index(
     report.timings["discover"] = time.perf_counter() - started
     _record_discovery(conn, discovery)
 
+    _expire_other_extraction(conn)
     stored = _stored_files(conn)
     present = {found.path for found in discovery.files}
     report.removed = _remove(conn, [path for path in stored if path not in present])
