@@ -49,7 +49,7 @@ def store_tree(conn: sqlite3.Connection, root: Path, paths: list[str] | None = N
                 line_count=parsed.line_count, exports=tuple(parsed.exports),
             )  # fmt: skip
             file_id = graph.upsert_file(conn, record, time.time())
-            graph.write_graph(conn, file_id, parsed)
+            graph.write_graph(conn, file_id, graph.graph_rows(parsed))
             ids.append(file_id)
     return ids
 

@@ -25,7 +25,7 @@ from repolens.query.search import SearchResult, search
 from repolens.store.chunks import purge_deleted_chunks, write_chunks
 from repolens.store.db import connect, transaction
 from repolens.store.embeddings import generation
-from repolens.store.graph import FileRecord, delete_file, upsert_file, write_graph
+from repolens.store.graph import FileRecord, delete_file, graph_rows, upsert_file, write_graph
 from repolens.store.vectors import open_matrix, write_matrix
 
 PROJECT = Path(__file__).parents[1] / "fixtures" / "search" / "project"
@@ -48,7 +48,7 @@ def index_file(conn: sqlite3.Connection, path: str, text: str) -> None:
     with transaction(conn):
         record = FileRecord(path, language, len(text), 0, str(hash(text)), "ok")
         file_id = upsert_file(conn, record, 0.0)
-        symbol_ids = write_graph(conn, file_id, parsed) if parsed else None
+        symbol_ids = write_graph(conn, file_id, graph_rows(parsed)) if parsed else None
         write_chunks(conn, file_id, path, language, chunk_file(text, language, parsed), symbol_ids)
 
 

@@ -58,7 +58,7 @@ import sys, time
 from pathlib import Path
 from repolens.parse.model import ParsedFile, Symbol, Reference
 from repolens.store.db import connect, transaction
-from repolens.store.graph import FileRecord, upsert_file, write_graph
+from repolens.store.graph import FileRecord, graph_rows, upsert_file, write_graph
 
 conn = connect(Path(sys.argv[1]))
 batch = 0
@@ -70,7 +70,8 @@ while True:
             fid = upsert_file(conn, rec, time.time())
             syms = [Symbol("function", f"f{j}", f"f{j}", j * 3 + 1, j * 3 + 2) for j in range(10)]
             refs = [Reference("calls", f"f{j}", j * 3 + 2, source=j) for j in range(10)]
-            write_graph(conn, fid, ParsedFile(path, "python", syms, refs, line_count=30))
+            parsed = ParsedFile(path, "python", syms, refs, line_count=30)
+            write_graph(conn, fid, graph_rows(parsed))
     batch += 1
     print(batch, flush=True)
 """

@@ -43,21 +43,21 @@ def _processed(tmp_path: Path, text: str) -> FileResult:
     source.parent.mkdir(parents=True, exist_ok=True)
     source.write_text(text)
     result = process_file(FileTask(PATH, str(source), "python", len(text), 0))
-    assert result.status == "parsed" and result.record is not None and result.parsed
+    assert result.status == "parsed" and result.record is not None and result.graph
     return result
 
 
 def _store(db: sqlite3.Connection, tmp_path: Path, text: str, *, plain: bool) -> None:
     """Write the file as the indexer does; ``plain`` strips the worker's tokens first."""
     result = _processed(tmp_path, text)
-    assert result.record is not None and result.parsed is not None
+    assert result.record is not None and result.graph is not None
     chunks = result.chunks
     if plain:
         chunks = [Chunk(c.start_line, c.end_line, c.text, c.kind, c.symbol_index, c.names,
                         c.parts) for c in chunks]  # fmt: skip
     with transaction(db):
         file_id = upsert_file(db, result.record, 0.0)
-        symbol_ids = write_graph(db, file_id, result.parsed)
+        symbol_ids = write_graph(db, file_id, result.graph)
         write_chunks(db, file_id, PATH, "python", chunks, symbol_ids)
 
 

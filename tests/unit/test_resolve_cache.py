@@ -59,7 +59,8 @@ def _index(root: Path, files: dict[str, str]) -> sqlite3.Connection:
                 content_hash=str(hash(data)), parse_status="ok",
                 line_count=parsed.line_count, exports=tuple(parsed.exports),
             )  # fmt: skip
-            graph.write_graph(conn, graph.upsert_file(conn, record, time.time()), parsed)
+            file_id = graph.upsert_file(conn, record, time.time())
+            graph.write_graph(conn, file_id, graph.graph_rows(parsed))
     resolve(conn, root)
     return conn
 

@@ -36,7 +36,9 @@ class Tree:
                     record = graph.FileRecord(path, lang, len(text), 0, "h", "ok")
                     file_id = graph.upsert_file(conn, record, time.time())
                     if parse:  # when the layout reads declarations (a Java package)
-                        graph.write_graph(conn, file_id, parse_source(path, lang, text.encode()))
+                        graph.write_graph(
+                            conn, file_id, graph.graph_rows(parse_source(path, lang, text.encode()))
+                        )
         project = load_project(conn)
         spec = spec_for(language)
         assert spec is not None

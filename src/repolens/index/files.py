@@ -21,7 +21,7 @@ from repolens.parse.chunk import Chunk, chunk_file
 from repolens.parse.languages import SPEC_MODULES
 from repolens.parse.model import ParsedFile
 from repolens.store.chunks import tokenized
-from repolens.store.graph import FileRecord
+from repolens.store.graph import FileRecord, GraphRows, graph_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class FileResult:
     task: FileTask
     status: str  # "parsed" | "unchanged" | "vanished" | "unreadable"
     record: FileRecord | None = None
-    parsed: ParsedFile | None = None
+    graph: GraphRows | None = None  # None: no grammar for the language
     chunks: list[Chunk] = field(default_factory=list)
     error: str = ""
 
@@ -126,4 +126,4 @@ def process_file(task: FileTask) -> FileResult:
     )
     # tokenised here, in the worker: the single writer then only inserts
     chunks: list[Chunk] = [tokenized(chunk) for chunk in chunk_file(text, task.language, parsed)]
-    return FileResult(task, "parsed", record, parsed, chunks)
+    return FileResult(task, "parsed", record, graph_rows(parsed) if parsed else None, chunks)

@@ -206,7 +206,7 @@ def _write_file(conn: sqlite3.Connection, result: FileResult, now: float) -> int
     assert result.record is not None
     task = result.task
     file_id = graph_store.upsert_file(conn, result.record, now)
-    symbol_ids = graph_store.write_graph(conn, file_id, result.parsed) if result.parsed else None
+    symbol_ids = graph_store.write_graph(conn, file_id, result.graph) if result.graph else None
     if symbol_ids is None:
         graph_store.clear_file_graph(conn, file_id)  # e.g. a file whose parse now fails
     chunk_store.write_chunks(conn, file_id, task.path, task.language, result.chunks, symbol_ids)

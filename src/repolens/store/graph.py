@@ -79,71 +79,108 @@ def clear_file_graph(conn: sqlite3.Connection, file_id: int) -> None:
         conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
 
 
-def write_graph(conn: sqlite3.Connection, file_id: int, parsed: ParsedFile) -> list[int]:
-    """Replace the file's symbols, references, imports and bindings; return symbol ids in
-    ``parsed.symbols`` order. The file symbol spans the file and owns module-level code."""
-    clear_file_graph(conn, file_id)
-    path = parsed.path
-    file_sym = file_symbol_id(path)
-    ids = _symbol_ids(path, parsed.symbols)
-    name = path.rsplit("/", 1)[-1]
-    conn.execute(
-        "INSERT INTO symbols(id, file_id, parent_id, kind, name, qualified_name, start_line,"
-        " end_line) VALUES (?,?,NULL,?,?,?,1,?)",
-        (file_sym, file_id, FILE_KIND, name, path, max(parsed.line_count, 1)),
-    )
+Row = tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphRows:
+    """One file's graph facts as the tuples ``write_graph`` inserts, less the file id.
+
+    Parser processes build them (``graph_rows``): plain tuples cross the process boundary
+    several times cheaper than records, and leave the single writer nothing to do but
+    insert. ``symbol_ids`` are the ids of ``ParsedFile.symbols`` in order.
+    """
+
+    path: str
+    line_count: int
+    symbol_ids: list[int]
+    symbols: list[Row]
+    refs: list[Row]
+    imports: list[Row]
+    bindings: list[Row]
+    contains: list[Row]
+
+
+def graph_rows(parsed: ParsedFile) -> GraphRows:
+    """The rows of ``parsed``: the file symbol owns module-level code."""
+    file_sym = file_symbol_id(parsed.path)
+    ids = _symbol_ids(parsed.path, parsed.symbols)
+    owners = [file_sym if s.parent is None else ids[s.parent] for s in parsed.symbols]
 
     def owner(index: int | None) -> int:
         return file_sym if index is None else ids[index]
 
-    conn.executemany(
-        "INSERT INTO symbols(id, file_id, parent_id, kind, name, qualified_name, start_line,"
-        " end_line, start_col, end_col, signature, docstring, visibility, is_exported,"
-        " is_async, is_static, decorators, return_type)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
+    return GraphRows(
+        path=parsed.path,
+        line_count=max(parsed.line_count, 1),
+        symbol_ids=ids,
+        symbols=[
             (
-                ids[i], file_id, owner(s.parent), s.kind, s.name, s.qualified_name,
-                s.start_line, s.end_line, s.start_col, s.end_col, s.signature, s.docstring,
-                s.visibility, int(s.is_exported), int(s.is_async), int(s.is_static),
-                "\n".join(s.decorators), s.return_type,
+                ids[i], owners[i], s.kind, s.name, s.qualified_name, s.start_line, s.end_line,
+                s.start_col, s.end_col, s.signature, s.docstring, s.visibility,
+                int(s.is_exported), int(s.is_async), int(s.is_static), "\n".join(s.decorators),
+                s.return_type,
             )
             for i, s in enumerate(parsed.symbols)
         ],
-    )  # fmt: skip
-    conn.executemany(
-        "INSERT INTO edges(source_id, target_id, kind, file_id, line, provenance)"
-        " VALUES (?,?,'contains',?,?,'parsed')",
-        [(owner(s.parent), ids[i], file_id, s.start_line) for i, s in enumerate(parsed.symbols)],
-    )
-    conn.executemany(
-        "INSERT INTO refs(file_id, source_id, kind, name, receiver, line, col)"
-        " VALUES (?,?,?,?,?,?,?)",
-        [
-            (file_id, owner(r.source), r.kind, r.name, r.receiver, r.line, r.col)
+        refs=[
+            (owner(r.source), r.kind, r.name, r.receiver, r.line, r.col)
             for r in parsed.references
         ],
-    )
-    conn.executemany(
-        "INSERT INTO imports(file_id, module, name, alias, level, line, is_wildcard,"
-        " is_reexport) VALUES (?,?,?,?,?,?,?,?)",
-        [
-            (
-                file_id, i.module, i.name, i.alias, i.level, i.line, int(i.is_wildcard),
-                int(i.is_reexport),
-            )
+        imports=[
+            (i.module, i.name, i.alias, i.level, i.line, int(i.is_wildcard), int(i.is_reexport))
             for i in parsed.imports
         ],
-    )  # fmt: skip
-    conn.executemany(
-        "INSERT INTO bindings(file_id, scope_id, name, type_name, line, from_call)"
-        " VALUES (?,?,?,?,?,?)",
-        [
-            (file_id, owner(b.scope), b.name, b.type_name, b.line, int(b.from_call))
+        bindings=[
+            (owner(b.scope), b.name, b.type_name, b.line, int(b.from_call))
             for b in parsed.bindings
         ],
+        contains=[
+            (owners[i], ids[i], s.start_line) for i, s in enumerate(parsed.symbols)
+        ],
+    )  # fmt: skip
+
+
+_INSERT_SYMBOLS = (
+    "INSERT INTO symbols(file_id, id, parent_id, kind, name, qualified_name, start_line,"
+    " end_line, start_col, end_col, signature, docstring, visibility, is_exported, is_async,"
+    " is_static, decorators, return_type) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_CONTAINS = (
+    "INSERT INTO edges(file_id, source_id, target_id, line, kind, provenance)"
+    " VALUES (?,?,?,?,'contains','parsed')"
+)
+_INSERT_REFS = (
+    "INSERT INTO refs(file_id, source_id, kind, name, receiver, line, col) VALUES (?,?,?,?,?,?,?)"
+)
+_INSERT_IMPORTS = (
+    "INSERT INTO imports(file_id, module, name, alias, level, line, is_wildcard, is_reexport)"
+    " VALUES (?,?,?,?,?,?,?,?)"
+)
+_INSERT_BINDINGS = (
+    "INSERT INTO bindings(file_id, scope_id, name, type_name, line, from_call) VALUES (?,?,?,?,?,?)"
+)
+
+
+def write_graph(conn: sqlite3.Connection, file_id: int, rows: GraphRows) -> list[int]:
+    """Replace the file's symbols, references, imports and bindings; return symbol ids in
+    ``parsed.symbols`` order."""
+    clear_file_graph(conn, file_id)
+    name = rows.path.rsplit("/", 1)[-1]
+    conn.execute(
+        "INSERT INTO symbols(file_id, id, parent_id, kind, name, qualified_name, start_line,"
+        " end_line) VALUES (?,?,NULL,?,?,?,1,?)",
+        (file_id, file_symbol_id(rows.path), FILE_KIND, name, rows.path, rows.line_count),
     )
-    return ids
+    for sql, table in (
+        (_INSERT_SYMBOLS, rows.symbols),
+        (_INSERT_CONTAINS, rows.contains),
+        (_INSERT_REFS, rows.refs),
+        (_INSERT_IMPORTS, rows.imports),
+        (_INSERT_BINDINGS, rows.bindings),
+    ):
+        conn.executemany(sql, [(file_id, *row) for row in table])
+    return rows.symbol_ids
 
 
 def delete_file(conn: sqlite3.Connection, path: str) -> bool:
