@@ -92,21 +92,21 @@ def resolve(
         if file_ids is None:
             results, refs = _resolve_files(conn, ctx, set(project.files), workers, worker_init)
             forget(conn, None)
-            write_results(conn, results, refs, ctx, None)
+            write_results(conn, results, ctx, None)
         else:
             widen = bool(file_ids) or not exact
             todo = set(exact) | (affected_files(conn, file_ids) if widen else set())
             todo &= project.files.keys()
             todo |= stale_files(ctx, conn, todo, ambiguous=widen)
-            results, refs = {}, []
+            results, refs = {}, 0
             while todo:  # a file whose imports now answer differently moves its importers
                 batch, batch_refs = _resolve_files(conn, ctx, todo, workers, worker_init)
                 results.update(batch)
-                refs.extend(batch_refs)
+                refs += batch_refs
                 todo = importers(ctx, _imports_moved(ctx, batch)) - set(results)
             forget(conn, results)  # their import targets and answers are rewritten
-            write_results(conn, results, refs, ctx, set(results))
-    return _stats(project, results, len(refs))
+            write_results(conn, results, ctx, set(results))
+    return _stats(project, results, refs)
 
 
 def _resolve_files(
@@ -115,14 +115,16 @@ def _resolve_files(
     file_ids: set[int],
     workers: int,
     worker_init: Callable[[], None] | None,
-) -> tuple[dict[int, FileResult], list[RefRow]]:
+) -> tuple[dict[int, FileResult], int]:
+    """Answers for ``file_ids``, and how many references they hold (which are loaded
+    here and let go on return: on a big project they are most of resolve's memory)."""
     everything = len(file_ids) == len(ctx.project.files)
     refs = load_refs(conn, None if everything else file_ids)
     by_file: dict[int, list[RefRow]] = {}
     for ref in refs:
         by_file.setdefault(ref.file_id, []).append(ref)
     results = resolve_files(ctx, by_file, sorted(file_ids), workers, worker_init)
-    return results, refs
+    return results, len(refs)
 
 
 def _imports_moved(ctx: Context, results: dict[int, FileResult]) -> set[int]:

@@ -32,7 +32,7 @@ EdgeRow = tuple[int, int, str, int, int, int, float, str, str]
 @dataclass(slots=True)
 class FileResult:
     edges: list[EdgeRow] = field(default_factory=list)
-    refs: list[tuple[int, str, int]] = field(default_factory=list)  # resolved, reason, id
+    refs: list[tuple[int, str, int]] = field(default_factory=list)  # changed: resolved, reason, id
     imports: list[tuple[int | None, int | None, int]] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # one per unresolved reference
 
@@ -53,7 +53,9 @@ def resolve_file(ctx: Context, file: FileRow, refs: list[RefRow]) -> FileResult:
                 )  # fmt: skip
         if not outcome.hits:
             result.reasons.append(outcome.reason)
-        result.refs.append((1 if outcome.hits else 0, outcome.reason, ref.id))
+        answer = (1 if outcome.hits else 0, outcome.reason)
+        if answer != (ref.resolved, ref.reason):
+            result.refs.append((*answer, ref.id))
     result.edges.extend(_overrides(ctx, file))
     used = {ctx.sym(e[1]).file_id for e in result.edges}
     result.edges.extend(_imports(ctx, file, used, result))

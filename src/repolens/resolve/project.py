@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
+from sys import intern
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum"})
 INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
@@ -125,12 +126,32 @@ def load_refs(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> lis
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples: ``sqlite3.Row`` costs more per row
     if file_ids is None:
-        return [RefRow(*r) for r in cur.execute(sql)]
+        return [_ref_row(*r) for r in cur.execute(sql)]
     refs: list[RefRow] = []
     for chunk in chunked(sorted(file_ids)):
         marks = ",".join("?" * len(chunk))
-        refs.extend(RefRow(*r) for r in cur.execute(f"{sql} WHERE file_id IN ({marks})", chunk))
+        refs.extend(_ref_row(*r) for r in cur.execute(f"{sql} WHERE file_id IN ({marks})", chunk))
     return refs
+
+
+def _ref_row(
+    id: int,
+    file_id: int,
+    source_id: int,
+    kind: str,
+    name: str,
+    receiver: str | None,
+    line: int,
+    col: int,
+    resolved: int,
+    reason: str,
+) -> RefRow:
+    """A row whose strings are interned: SQLite returns a new string per row, and a big
+    project's references repeat a few thousand names hundreds of thousands of times."""
+    return RefRow(
+        id, file_id, source_id, intern(kind), intern(name),
+        None if receiver is None else intern(receiver), line, col, resolved, intern(reason),
+    )  # fmt: skip
 
 
 def chunked(values: list[int], size: int = 500) -> Iterator[list[int]]:

@@ -12,13 +12,12 @@ from collections.abc import Collection
 
 from repolens.resolve.context import Context
 from repolens.resolve.edges import FileResult
-from repolens.resolve.project import RefRow, chunked
+from repolens.resolve.project import chunked
 
 
 def write_results(
     conn: sqlite3.Connection,
     results: dict[int, FileResult],
-    refs: list[RefRow],
     ctx: Context,
     scope: Collection[int] | None,
 ) -> None:
@@ -36,10 +35,9 @@ def write_results(
         " provenance, metadata) VALUES (?,?,?,?,?,?,?,?,?)",
         [edge for fid in sorted(results) for edge in results[fid].edges],
     )
-    stored = {ref.id: (ref.resolved, ref.reason) for ref in refs}
     conn.executemany(
         "UPDATE refs SET resolved = ?, reason = ? WHERE id = ?",
-        [row for r in results.values() for row in r.refs if stored.get(row[2]) != row[:2]],
+        [row for r in results.values() for row in r.refs],
     )
     imports = {imp.id: imp for rows in ctx.project.imports.values() for imp in rows}
     conn.executemany(
