@@ -26,7 +26,7 @@ from repolens.resolve.languages import SPECS, spec_for
 from repolens.resolve.parallel import resolve_files
 from repolens.resolve.project import FileRow, Project, RefRow, load_refs
 from repolens.resolve.tables import forget, load_project
-from repolens.resolve.writeback import write_results
+from repolens.resolve.writeback import clear_edges, write_modules, write_results
 from repolens.store.db import transaction
 
 __all__ = [
@@ -85,46 +85,56 @@ def resolve(
     keeps a one-line edit cheap.
 
     ``workers``: processes that may answer references (see ``parallel``), each first
-    running ``worker_init``."""
+    running ``worker_init``. Answers are written as they come, so they never pile up."""
     with transaction(conn):
         project = load_project(conn)
         ctx = build_context(project, root)
+        stats = ResolveStats(files=0, refs=0, resolved=0, edges=0)
         if file_ids is None:
-            results, refs = _resolve_files(conn, ctx, set(project.files), workers, worker_init)
-            forget(conn, None)
-            write_results(conn, results, ctx, None)
+            clear_edges(conn, None)
+            _resolve_files(conn, ctx, set(project.files), stats, workers, worker_init)
+            done: Collection[int] | None = None
         else:
             widen = bool(file_ids) or not exact
             todo = set(exact) | (affected_files(conn, file_ids) if widen else set())
             todo &= project.files.keys()
             todo |= stale_files(ctx, conn, todo, ambiguous=widen)
-            results, refs = {}, 0
+            done = set()
             while todo:  # a file whose imports now answer differently moves its importers
-                batch, batch_refs = _resolve_files(conn, ctx, todo, workers, worker_init)
-                results.update(batch)
-                refs += batch_refs
-                todo = importers(ctx, _imports_moved(ctx, batch)) - set(results)
-            forget(conn, results)  # their import targets and answers are rewritten
-            write_results(conn, results, ctx, set(results))
-    return _stats(project, results, refs)
+                clear_edges(conn, todo)
+                moved = _resolve_files(conn, ctx, todo, stats, workers, worker_init)
+                done |= todo
+                todo = importers(ctx, moved) - done
+        forget(conn, done)  # their import targets and answers were rewritten
+        write_modules(conn, ctx)
+    return stats
 
 
 def _resolve_files(
     conn: sqlite3.Connection,
     ctx: Context,
     file_ids: set[int],
+    stats: ResolveStats,
     workers: int,
     worker_init: Callable[[], None] | None,
-) -> tuple[dict[int, FileResult], int]:
-    """Answers for ``file_ids``, and how many references they hold (which are loaded
-    here and let go on return: on a big project they are most of resolve's memory)."""
+) -> set[int]:
+    """Answer and write ``file_ids``, counting into ``stats``; return the files whose
+    imports now answer differently. Their references are loaded here and let go on
+    return: on a big project they are most of resolve's memory."""
     everything = len(file_ids) == len(ctx.project.files)
     refs = load_refs(conn, None if everything else file_ids)
+    stats.refs += len(refs)
+    stats.resolved += len(refs)  # less those left unresolved, in _count
     by_file: dict[int, list[RefRow]] = {}
     for ref in refs:
         by_file.setdefault(ref.file_id, []).append(ref)
-    results = resolve_files(ctx, by_file, sorted(file_ids), workers, worker_init)
-    return results, len(refs)
+    del refs
+    moved: set[int] = set()
+    for results in resolve_files(ctx, by_file, sorted(file_ids), workers, worker_init):
+        write_results(conn, results, ctx)
+        _count(ctx.project, results, stats)
+        moved |= _imports_moved(ctx, results)
+    return moved
 
 
 def _imports_moved(ctx: Context, results: dict[int, FileResult]) -> set[int]:
@@ -140,17 +150,11 @@ def _imports_moved(ctx: Context, results: dict[int, FileResult]) -> set[int]:
     return moved
 
 
-def _stats(project: Project, results: dict[int, FileResult], ref_count: int) -> ResolveStats:
-    unresolved: dict[str, Counter[str]] = {}
+def _count(project: Project, results: dict[int, FileResult], stats: ResolveStats) -> None:
     for fid, result in results.items():
+        stats.files += 1
+        stats.edges += len(result.edges)
+        stats.resolved -= len(result.reasons)
         if result.reasons:
-            counter = unresolved.setdefault(project.files[fid].language, Counter())
+            counter = stats.unresolved.setdefault(project.files[fid].language, Counter())
             counter.update(result.reasons)
-    missed = sum(len(r.reasons) for r in results.values())
-    return ResolveStats(
-        files=len(results),
-        refs=ref_count,
-        resolved=ref_count - missed,
-        edges=sum(len(r.edges) for r in results.values()),
-        unresolved=unresolved,
-    )

@@ -7,15 +7,16 @@ ids. Each process fills its own memos; the answers do not depend on which proces
 them, so the edges are exactly those of a serial run.
 
 Fork is used only where it is the platform's safe default (Linux); elsewhere, for small
-runs, and whenever a worker process dies, the files are resolved here, serially.
+runs, and whenever a worker process dies, the files are resolved here, serially. Either
+way answers come slice by slice, for the caller to write and let go.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import sys
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from repolens.resolve.context import Context
@@ -24,6 +25,11 @@ from repolens.resolve.project import RefRow
 
 MIN_PARALLEL_REFS = 8000
 """Below this many references a fork costs more than it saves."""
+SLICE_REFS = 20_000
+"""References per slice answered serially: answers are written and let go per slice."""
+SLICES_PER_WORKER = 4
+"""Forked slices per worker: small enough that the writer is busy while workers answer,
+few enough that each worker's memos stay useful across its slices."""
 
 Slice = list[int]
 _shared: tuple[Context, dict[int, list[RefRow]]] | None = None  # read by forked workers
@@ -37,18 +43,21 @@ def resolve_files(
     worker_init: Callable[[], None] | None = None,
     *,
     min_refs: int = MIN_PARALLEL_REFS,
-) -> dict[int, FileResult]:
-    """Resolve ``file_ids`` (with their refs in ``by_file``) on up to ``workers`` processes
-    when they hold at least ``min_refs`` references.
+) -> Iterator[dict[int, FileResult]]:
+    """Answers for ``file_ids`` (with their refs in ``by_file``), slice by slice in file
+    order; on ``workers`` forked processes when they hold at least ``min_refs`` references,
+    so that this process writes one slice's answers while the workers find the next.
 
     ``worker_init`` runs first in each forked worker (the indexer passes one that drops
     the writer lock the child inherited and ties the child's life to this process).
     """
     refs = sum(len(by_file.get(fid, ())) for fid in file_ids)
-    slices = _slices(by_file, file_ids, workers)
-    if len(slices) < 2 or refs < min_refs or not _can_fork():
-        return _resolve_slice(ctx, by_file, file_ids)
-    return _resolve_forked(ctx, by_file, slices, worker_init)
+    if workers < 2 or refs < min_refs or not _can_fork():
+        for part in _slices(by_file, file_ids, -(-refs // SLICE_REFS)):
+            yield _resolve_slice(ctx, by_file, part)
+        return
+    slices = _slices(by_file, file_ids, workers * SLICES_PER_WORKER)
+    yield from _resolve_forked(ctx, by_file, slices, workers, worker_init)
 
 
 def _can_fork() -> bool:
@@ -56,8 +65,8 @@ def _can_fork() -> bool:
 
 
 def _slices(by_file: dict[int, list[RefRow]], file_ids: Sequence[int], count: int) -> list[Slice]:
-    """Runs of consecutive files (neighbours share imports, so memos are reused) holding
-    about the same number of references each."""
+    """``count`` runs of consecutive files (neighbours share imports, so memos are reused)
+    holding about the same number of references each."""
     ordered = sorted(file_ids)
     total = sum(len(by_file.get(fid, ())) for fid in ordered)
     share = max(1, -(-total // max(1, count)))
@@ -76,8 +85,7 @@ def _resolve_slice(
     ctx: Context, by_file: dict[int, list[RefRow]], file_ids: Sequence[int]
 ) -> dict[int, FileResult]:
     return {
-        fid: resolve_file(ctx, ctx.project.files[fid], by_file.get(fid, []))
-        for fid in sorted(file_ids)
+        fid: resolve_file(ctx, ctx.project.files[fid], by_file.get(fid, [])) for fid in file_ids
     }
 
 
@@ -85,28 +93,43 @@ def _resolve_forked(
     ctx: Context,
     by_file: dict[int, list[RefRow]],
     slices: list[Slice],
+    workers: int,
     worker_init: Callable[[], None] | None,
-) -> dict[int, FileResult]:
-    """This process answers the first slice while forked workers answer the others."""
+) -> Iterator[dict[int, FileResult]]:
+    """Yield each slice's answers in order as forked workers find them; a slice whose
+    worker died is answered here."""
     global _shared
     _shared = (ctx, by_file)
     pool = ProcessPoolExecutor(
-        max_workers=len(slices) - 1,
+        max_workers=min(workers, len(slices)),
         mp_context=multiprocessing.get_context("fork"),
         initializer=worker_init,
     )
     try:
-        futures = [pool.submit(_worker, part) for part in slices[1:]]
-        results = _resolve_slice(ctx, by_file, slices[0])
-        for part, future in zip(slices[1:], futures, strict=True):
-            try:
-                results.update(future.result())
-            except BrokenProcessPool:  # a worker was killed (e.g. out of memory)
-                results.update(_resolve_slice(ctx, by_file, part))
-        return results
+        futures = [_submit(pool, part) for part in slices]
+        for part, future in zip(slices, futures, strict=True):
+            results = _result(future)
+            yield _resolve_slice(ctx, by_file, part) if results is None else results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         _shared = None
+
+
+def _submit(pool: ProcessPoolExecutor, part: Slice) -> Future[dict[int, FileResult]] | None:
+    try:
+        return pool.submit(_worker, part)
+    except BrokenProcessPool:  # a worker already died: the pool takes no more work
+        return None
+
+
+def _result(future: Future[dict[int, FileResult]] | None) -> dict[int, FileResult] | None:
+    """A worker's answers, or None when it died (e.g. killed for memory)."""
+    if future is None:
+        return None
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return None
 
 
 def _worker(file_ids: Slice) -> dict[int, FileResult]:

@@ -2,7 +2,7 @@
 
 Rows are only updated when their value changed, so an incremental run touches little;
 edges of the re-resolved files are replaced wholesale (except ``contains``, which the
-parse stage writes).
+parse stage writes). Results are written batch by batch as resolution yields them.
 """
 
 from __future__ import annotations
@@ -15,21 +15,19 @@ from repolens.resolve.edges import FileResult
 from repolens.resolve.project import chunked
 
 
-def write_results(
-    conn: sqlite3.Connection,
-    results: dict[int, FileResult],
-    ctx: Context,
-    scope: Collection[int] | None,
-) -> None:
-    """Replace the edges of ``scope`` (every file when None) and record ref/import answers."""
-    if scope is None:
+def clear_edges(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> None:
+    """Drop the resolved edges of ``file_ids`` (every file when None) before rewriting."""
+    if file_ids is None:
         conn.execute("DELETE FROM edges WHERE kind != 'contains'")
-    else:
-        for chunk in chunked(sorted(scope)):
-            marks = ",".join("?" * len(chunk))
-            conn.execute(
-                f"DELETE FROM edges WHERE kind != 'contains' AND file_id IN ({marks})", chunk
-            )
+        return
+    for chunk in chunked(sorted(file_ids)):
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM edges WHERE kind != 'contains' AND file_id IN ({marks})", chunk)
+
+
+def write_results(conn: sqlite3.Connection, results: dict[int, FileResult], ctx: Context) -> None:
+    """Insert the edges of ``results`` (cleared first with ``clear_edges``) and record the
+    answers of their refs and imports that changed."""
     conn.executemany(
         "INSERT INTO edges(source_id, target_id, kind, file_id, line, col, confidence,"
         " provenance, metadata) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -39,7 +37,7 @@ def write_results(
         "UPDATE refs SET resolved = ?, reason = ? WHERE id = ?",
         [row for r in results.values() for row in r.refs],
     )
-    imports = {imp.id: imp for rows in ctx.project.imports.values() for imp in rows}
+    imports = {imp.id: imp for fid in results for imp in ctx.project.imports.get(fid, ())}
     conn.executemany(
         "UPDATE imports SET target_file_id = ?, target_symbol_id = ? WHERE id = ?",
         [
@@ -49,10 +47,9 @@ def write_results(
             if (imports[row[2]].target_file_id, imports[row[2]].target_symbol_id) != row[:2]
         ],
     )
-    _write_modules(conn, ctx)
 
 
-def _write_modules(conn: sqlite3.Connection, ctx: Context) -> None:
+def write_modules(conn: sqlite3.Connection, ctx: Context) -> None:
     """``files.module``: the name each file's language layout gives it."""
     updates = []
     for file in ctx.project.files.values():
