@@ -27,7 +27,13 @@ CASES = [
         "cpp", "Store.put", "src/store.cpp",
         {("src/main.cpp", "run"), ("src/main.cpp", "main")},
         {("src/store.cpp", "Store.log"), ("src/store.cpp", "price"),
-         ("src/store.cpp", "Base.validate")},
+         ("src/base.cpp", "Base.validate")},
+    ),
+    (
+        "cpp", "Counter.add", "src/counter.cpp",
+        {("src/main.cpp", "main")},
+        {("src/counter.cpp", "Counter.helper"), ("src/counter.cpp", "Counter.bump"),
+         ("src/base.cpp", "Base.describe"), ("src/counter.cpp", "record")},
     ),
     (
         "csharp", "OrderService.Place", "src/Shop/Services/OrderService.cs",

@@ -187,6 +187,9 @@ BUILTINS = frozenset(
 BUILTIN_TYPES = frozenset(
     {
         "int", "char", "short", "long", "float", "double", "void", "bool", "size_t", "FILE",
+        "signed", "unsigned", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "int8_t",
+        "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+        "char16_t", "char32_t", "wchar_t",
         "string", "vector", "map", "unordered_map", "set", "unordered_set", "pair", "tuple",
         "optional", "variant", "function", "array", "deque", "list", "string_view",
         "unique_ptr", "shared_ptr", "weak_ptr", "ostream", "istream", "iostream",
@@ -215,6 +218,7 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     self_names=frozenset({"this"}),
     implicit_members=True,
+    impls_anywhere=True,  # `void Store::put() {...}` may be in any source
     param_name_last=True,
     package_scope=True,
     class_scope_visible=True,

@@ -20,11 +20,31 @@ from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, ImportRow, Sym
 
 IMPORT_CONFIDENCE = 0.95
 INHERITED_CONFIDENCE = 0.9
+MEMBER_KINDS = frozenset({"method", "constructor", "property"})
 
 
 def symbol_value(sym: Sym, confidence: float = 1.0, provenance: str = "parsed") -> Value:
     kind = "class" if sym.kind in CLASS_KINDS else "symbol"
     return Value(kind, sym=sym, confidence=confidence, provenance=provenance)
+
+
+def detached(ctx: Context, sym: Sym) -> bool:
+    """A member defined away from its type (C++ ``Store::put`` in a source file, a Go method
+    in another file of its package): a method at the top of its file whose qualified name
+    starts with a class's name, reached through that class, never as a bare name of the
+    file. Functions with a qualified name (Elixir's ``Order.new``) and methods of a table
+    (Lua's ``M.place``) are names of their module."""
+    if sym.kind not in MEMBER_KINDS or sym.qname == sym.name:
+        return False
+    if sym.parent_id != ctx.file(sym.file_id).symbol:
+        return False
+    owner = sym.qname.rsplit(".", 2)[-2]
+    return any(s.kind in CLASS_KINDS for s in ctx.project.by_name.get(owner, ()))
+
+
+def top_level(ctx: Context, file_id: int, name: str) -> list[Sym]:
+    """The file's top-level definitions of ``name``, detached members left out."""
+    return [s for s in ctx.project.top_level(file_id, name) if not detached(ctx, s)]
 
 
 def pick(syms: list[Sym], line: int | None = None) -> Sym:
@@ -78,7 +98,7 @@ def _import_value(ctx: Context, imp: ImportRow) -> Value:
     if target.module is not None and target.module is ctx.module_of(imp.file_id):
         # a file importing from itself: its own names (`export default foo`) whether
         # exported or not, else a submodule (`from . import sub` in a package)
-        own = ctx.project.top_level(imp.file_id, name)
+        own = top_level(ctx, imp.file_id, name)
         if own:
             return symbol_value(pick(own)).via(target)
         child = target.module.children.get(name)
@@ -100,7 +120,7 @@ def _module_member(ctx: Context, module: Module, name: str) -> Value | None:
     spec = module_spec(ctx, module)
     if spec is not None:
         for fid in module.files:
-            syms = ctx.project.top_level(fid, name)
+            syms = top_level(ctx, fid, name)
             if spec.exported_only:
                 syms = [s for s in syms if s.is_exported]
             if syms:
@@ -190,26 +210,58 @@ def _mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:
 
 
 def own_member(ctx: Context, cls: Sym, name: str) -> Sym | None:
-    """A member defined in the class body, or beside it (Go methods, Rust ``impl``)."""
+    """A member defined in the class body, or beside it (Go methods, Rust ``impl``, C++
+    ``Type::m``). Where members may be defined away from the body, the body may only
+    declare one (a C++ ``virtual``): its definition in the class's module is the code."""
     found = ctx.project.members.get(cls.id, {}).get(name)
     spec = ctx.spec_of.get(cls.file_id)
     if not found:
-        qname = f"{cls.qname}.{name}"
-        module = ctx.module_of(cls.file_id)
-        package = module is not None and spec is not None and spec.package_scope
-        for fid in module.files if module is not None and package else [cls.file_id]:
-            found = ctx.project.by_qname.get((fid, qname))
-            if found:
-                break
-    if not found and spec is not None and spec.impls_anywhere:
-        found = [
-            s
-            for s in ctx.project.by_name.get(name, ())
-            if s.qname.endswith(f"{cls.name}.{name}") and receivers.impl_owner(ctx, s) is cls
-        ]
+        found = _beside(ctx, cls, name)
+    elif spec is not None and spec.impls_anywhere:
+        found = _defined_beside(ctx, cls, name) or found
     if found and name == cls.name:  # Java-style constructors are not members by name
         found = [s for s in found if s.kind != "constructor"]
     return found[-1] if found else None
+
+
+def _beside(ctx: Context, cls: Sym, name: str) -> list[Sym]:
+    """Definitions of ``cls.name`` outside the class body: in its file, or anywhere in its
+    module where top-level names are shared (a Go package, a C++ header and its sources);
+    else, where methods may be defined in any file (Rust ``impl``, C++ ``Type::m``), those
+    whose qualified name denotes this class from where they stand."""
+    qname = f"{cls.qname}.{name}"
+    for fid in _module_files(ctx, cls):
+        found = ctx.project.by_qname.get((fid, qname))
+        if found:
+            return found
+    spec = ctx.spec_of.get(cls.file_id)
+    if spec is None or not spec.impls_anywhere:
+        return []
+    tail = f"{cls.name}.{name}"
+    return [
+        s
+        for s in ctx.project.by_name.get(name, ())
+        if s.qname.endswith(tail) and receivers.impl_owner(ctx, s) is cls
+    ]
+
+
+def _defined_beside(ctx: Context, cls: Sym, name: str) -> list[Sym]:
+    """Definitions of ``cls.name`` outside the body, in the class's module only."""
+    qname = f"{cls.qname}.{name}"
+    for fid in _module_files(ctx, cls):
+        found = [s for s in ctx.project.by_qname.get((fid, qname), ()) if s.parent_id != cls.id]
+        if found:
+            return found
+    return []
+
+
+def _module_files(ctx: Context, cls: Sym) -> list[int]:
+    """Files whose top-level names the class's file shares (its package), or just it."""
+    spec = ctx.spec_of.get(cls.file_id)
+    module = ctx.module_of(cls.file_id)
+    if module is None or spec is None or not spec.package_scope:
+        return [cls.file_id]
+    return module.files
 
 
 def class_member(ctx: Context, cls: Sym, name: str, *, skip_self: bool = False) -> Value | None:
@@ -264,5 +316,7 @@ def _own_constructor(ctx: Context, cls: Sym) -> Sym | None:
                 and sym.name in spec.constructor_names
             ):
                 found = found or sym
+    if found is None:  # C++ `Store::Store() {...}` in a source file
+        found = next((s for s in _beside(ctx, cls, cls.name) if s.kind == "constructor"), None)
     ctx.constructors[cls.id] = found
     return found

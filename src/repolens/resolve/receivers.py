@@ -124,9 +124,15 @@ def _head(
         value = Value("super", sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
         return value, ops[1:] if ops.startswith("c") else ops
     found = scope.lookup_name(ctx, file, scope_id, name, line, types_only=types_only)
-    if found.kind == "none":  # perhaps a fully qualified name: `com.acme.Util.f()`
+    if found.kind == "none" or _is_namespace(found):
+        # perhaps a fully qualified name (`com.acme.Util.f()`); a namespace declared in one
+        # file (`namespace shop {`) is open: the layout knows every file that adds to it
         found = layout.path_root(file, name) or found
     return found, ops
+
+
+def _is_namespace(value: Value) -> bool:
+    return value.kind == "symbol" and value.sym is not None and value.sym.kind == "namespace"
 
 
 def _inline_root(ctx: Context, scope_id: int, name: str) -> Value | None:

@@ -9,7 +9,7 @@ force wins: the last before the use when the use runs at import time, else the l
 
 from __future__ import annotations
 
-from repolens.resolve import members
+from repolens.resolve import members, receivers
 from repolens.resolve.base import NONE_BUILTIN, NONE_UNKNOWN, LanguageSpec, Value
 from repolens.resolve.context import Context
 from repolens.resolve.params import parameter_names
@@ -53,6 +53,8 @@ def lookup_name(
         if sym.kind not in CLASS_KINDS:
             found = _local(ctx, sym, name, line, exclude, types_only)
             at_load_time = at_load_time and sym.kind not in CALLABLE_KINDS
+            if found is None and spec.implicit_members and members.detached(ctx, sym):
+                found = _owner_scope(ctx, spec, sym, name, line, types_only)
         elif types_only:
             found = _local(ctx, sym, name, line, exclude, types_only)
         elif innermost or spec.class_scope_visible:
@@ -64,6 +66,19 @@ def lookup_name(
         innermost = False
         sid = sym.parent_id
     return module_scope(ctx, file, name, line if at_load_time else None, exclude)
+
+
+def _owner_scope(
+    ctx: Context, spec: LanguageSpec, method: Sym, name: str, line: int, types_only: bool
+) -> Value | None:
+    """Inside a member defined away from its type (``void Store::put() {...}``) the type's
+    members come before the file's names, as they do in the class body."""
+    owner = receivers.impl_owner(ctx, method)
+    if owner is None:
+        return None
+    if types_only:
+        return _local(ctx, owner, name, line, None, types_only)
+    return _class_scope(ctx, spec, owner, name, line, None)
 
 
 def _pick_binding(ctx: Context, bindings: list[BindingRow], line: int | None) -> BindingRow:
@@ -129,7 +144,9 @@ def module_table(ctx: Context, file: FileRow) -> dict[str, list[tuple[int, int, 
         return table
     table = {}
     for name, syms in ctx.project.members.get(file.symbol, {}).items():
-        table[name] = [(s.start_line, s.id, members.symbol_value(s)) for s in syms]
+        kept = [s for s in syms if not members.detached(ctx, s)]
+        if kept:
+            table[name] = [(s.start_line, s.id, members.symbol_value(s)) for s in kept]
     for name, bindings in ctx.project.bindings.get(file.symbol, {}).items():
         if name not in table:
             table[name] = [(b.line, _NO_EXCLUDE, Value("local", binding=b)) for b in bindings]
@@ -183,7 +200,7 @@ def _beyond_file(ctx: Context, file: FileRow, spec: LanguageSpec, name: str) -> 
         module = ctx.module_of(file.id)
         for fid in module.files if module is not None else ():
             if fid != file.id:
-                found = ctx.project.top_level(fid, name)
+                found = members.top_level(ctx, fid, name)
                 if found:
                     value = members.symbol_value(members.pick(found))
                     return value.weaker(PACKAGE_CONFIDENCE, "resolved-import")

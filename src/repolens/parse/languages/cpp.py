@@ -3,7 +3,8 @@
 Conventions decided here:
 - ``class``/``struct`` bodies hold ``method``s: inline definitions, and declarations only
   when ``virtual`` (dispatch points without a body of their own). A plain declaration is
-  not a symbol: its out-of-class definition is, so that calls land on code. A member
+  not a symbol: its out-of-class definition is, so that calls land on code (the resolver
+  also prefers a virtual's definition beside its class to the declaration). A member
   named like its class is a ``constructor``; ``~T`` is a method.
 - ``int Store::put(int x) {...}`` is a ``method`` of ``Store``: attached to the class when
   it is defined in the same file, else qualified ``Store.put`` without a parent.
@@ -125,6 +126,18 @@ def _clean_type(text: str) -> str:
     return text
 
 
+# Locals and parameters of primitive type are bindings (their type resolves to a builtin),
+# because members are visible unqualified: a local ``int size`` must hide a member ``size()``.
+# These are ``primitive_type``/``sized_type_specifier`` nodes, never type names, so keeping
+# them out of ``builtin_types`` adds no type reference.
+PRIMITIVES = frozenset(
+    {
+        "bool", "char", "char16_t", "char32_t", "double", "float", "int", "int8_t", "int16_t",
+        "int32_t", "int64_t", "intptr_t", "long", "ptrdiff_t", "short", "signed", "size_t",
+        "ssize_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uintptr_t", "unsigned",
+    }
+)  # fmt: skip
+
 SPEC = LanguageSpec(
     language="cpp",
     grammar_module="tree_sitter_cpp",
@@ -137,7 +150,8 @@ SPEC = LanguageSpec(
     wrapper_types=frozenset({"template_declaration"}),
     name_types=frozenset({"type_identifier"}),
     qualified_types=frozenset({"qualified_identifier"}),
-    builtin_types=cfamily.BUILTIN_TYPES | {"std::string", "string", "std::vector", "vector"},
+    builtin_types=(cfamily.BUILTIN_TYPES - PRIMITIVES)
+    | {"std::string", "string", "std::vector", "vector"},
     self_names=frozenset({"this"}),
     self_prefix="this",
     skip_refs=frozenset({"this", "nullptr", "NULL"}),
