@@ -72,6 +72,8 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         return ImportResult()
 
     def path_root(file: FileRow, name: str) -> Value | None:
+        if name == "base":  # `base.M()`: the enclosing class's base (the ladder finds it)
+            return Value("super")
         module = modules.get(name)
         return Value("module", module=module) if module is not None and name else None
 

@@ -179,7 +179,23 @@ def bases(ctx: Context, cls: Sym) -> list[Value]:
 def _bases(ctx: Context, cls: Sym) -> list[Value]:
     from repolens.resolve.ladder import base_value  # the ladder resolves names; it needs us
 
-    return [base_value(ctx, ref) for ref in ctx.project.bases.get(cls.id, ())]
+    return [
+        base_value(ctx, ref)
+        for part in parts(ctx, cls)
+        for ref in ctx.project.bases.get(part.id, ())
+    ]
+
+
+def parts(ctx: Context, cls: Sym) -> list[Sym]:
+    """The class and its other parts: a C# ``partial`` class is one symbol per file, each
+    with its own base list, all of them the one class of their namespace."""
+    found = [cls]
+    for fid in _module_files(ctx, cls):
+        if fid != cls.file_id:
+            found.extend(
+                s for s in ctx.project.by_qname.get((fid, cls.qname), ()) if s.kind == cls.kind
+            )
+    return found
 
 
 def mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:

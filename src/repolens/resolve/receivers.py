@@ -118,17 +118,23 @@ def _head(
     if rooted is not None:
         return rooted, ops
     if name == "super" and spec.self_names:
-        cls = enclosing_class(ctx, scope_id)
-        if cls is None:
-            return NONE_UNKNOWN, ops
-        value = Value("super", sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
-        return value, ops[1:] if ops.startswith("c") else ops
+        return _super(ctx, scope_id), ops[1:] if ops.startswith("c") else ops
     found = scope.lookup_name(ctx, file, scope_id, name, line, types_only=types_only)
     if found.kind == "none" or _is_namespace(found):
         # perhaps a fully qualified name (`com.acme.Util.f()`); a namespace declared in one
         # file (`namespace shop {`) is open: the layout knows every file that adds to it
         found = layout.path_root(file, name) or found
+    if found.kind == "super" and found.sym is None:  # the layout's keyword for the base
+        found = _super(ctx, scope_id)  # of the enclosing class: C# `base`, PHP `parent`
     return found, ops
+
+
+def _super(ctx: Context, scope_id: int) -> Value:
+    """The enclosing class, its lookups starting at its bases."""
+    cls = enclosing_class(ctx, scope_id)
+    if cls is None:
+        return NONE_UNKNOWN
+    return Value("super", sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
 
 
 def _is_namespace(value: Value) -> bool:
