@@ -42,6 +42,8 @@ MEMBER_EDITS = [
     ("cpp", "src/counter.cpp", "int Counter::helper(", "int Counter::twice("),
     # one part of a partial class drops its base: the other part's inherited calls go
     ("csharp", "src/Shop/Services/OrderService.cs", "OrderService : ServiceBase", "OrderService"),
+    # a base method called through `parent::` from a class in another namespace
+    ("php", "src/Services/BaseService.php", "function audit(", "function check("),
 ]
 CASES = [(fixture, *edit) for fixture, edit in sorted(RENAMES.items())] + MEMBER_EDITS
 

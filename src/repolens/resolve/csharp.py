@@ -4,7 +4,8 @@ A namespace is a module holding every file that declares it (a file without one 
 global namespace); nested names (``Shop.Models``) are child modules, so a fully qualified
 ``Shop.Models.Order`` resolves from its first segment. Types of the file's own namespace
 are visible without a ``using`` (``package_scope``), and a member missing from one part of
-a ``partial`` class is looked up beside it in the namespace's other files.
+a ``partial`` class is looked up beside it in the namespace's other files; the parts share
+their base lists. ``base.M()`` starts the lookup at the enclosing class's bases.
 """
 
 from __future__ import annotations

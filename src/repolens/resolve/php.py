@@ -7,6 +7,8 @@ winning. When no prefix maps it (or the mapped file does not exist), the namespa
 project's files *declare* answers instead. Unqualified names are looked up in the file's
 own namespace (``package_scope``), as PHP does. ``require``/``include`` of a literal path
 loads that file (relative to the including file, else to the project root).
+``parent::m()`` starts the lookup at the enclosing class's bases; ``self::``/``static::``
+are the class itself.
 """
 
 from __future__ import annotations
@@ -103,6 +105,8 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         return ImportResult(external=True)
 
     def path_root(file: FileRow, name: str) -> Value | None:
+        if name == "parent":  # `parent::m()`: the enclosing class's base (the ladder finds it)
+            return Value("super")
         module = namespaces.get(name)
         return Value("module", module=module) if module is not None and name else None
 
