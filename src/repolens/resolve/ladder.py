@@ -78,7 +78,7 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
         delegating = ref.name == "super" or ref.name in spec.self_names
         if delegating and ref.kind == "calls" and spec.super_calls_constructor:
             # `super(...)`, `this(...)`
-            return _delegated_constructor(ctx, scope_id, ref.name == "super"), None
+            return _delegated(ctx, scope_id, ref.name == "super"), None
     types_only = ref.kind in TYPE_REFS
     if ref.receiver is None:
         value = scope.lookup_name(
@@ -94,15 +94,36 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
     return receivers.attribute(ctx, receiver, ref.name), receiver
 
 
-def _delegated_constructor(ctx: Context, scope_id: int, to_base: bool) -> Value:
-    """The constructor a `super(...)`/`this(...)` call in a constructor runs."""
+def _delegated(ctx: Context, scope_id: int, to_base: bool) -> Value:
+    """What a `super(...)`/`this(...)` call runs: in a constructor, the constructor of the
+    bases (or a sibling one); in another method (Ruby's `super`), the bases' method of
+    the same name."""
     cls = receivers.enclosing_class(ctx, scope_id)
     if cls is None:
         return NONE_UNKNOWN
+    method = _enclosing_callable(ctx, scope_id)
+    if to_base and method is not None and not _is_constructor(ctx, method):
+        found = members.class_member(ctx, cls, method.name, skip_self=True)
+        return found if found is not None else receivers.missing_member(ctx, cls)
     init = members.constructor(ctx, cls, skip_self=to_base)
     if init is None:  # bases without a written constructor, or outside the project
         return NONE_EXTERNAL if members.mro(ctx, cls)[1] else NONE_BUILTIN
     return init
+
+
+def _is_constructor(ctx: Context, sym: Sym) -> bool:
+    spec = ctx.spec_of.get(sym.file_id)
+    return sym.kind == "constructor" or (spec is not None and sym.name in spec.constructor_names)
+
+
+def _enclosing_callable(ctx: Context, sym_id: int | None) -> Sym | None:
+    syms = ctx.project.syms
+    while sym_id is not None and sym_id in syms:
+        sym = syms[sym_id]
+        if sym.kind in FUNCTION_KINDS:
+            return sym
+        sym_id = sym.parent_id
+    return None
 
 
 def resolve_ref(ctx: Context, ref: RefRow) -> Outcome:

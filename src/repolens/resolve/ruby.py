@@ -88,6 +88,7 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     self_names=frozenset({"self"}),
     constructor_names=frozenset({"initialize"}),
+    super_calls_constructor=True,  # `super` runs the bases' method of the same name
     implicit_members=True,
     class_scope_visible=True,
     bare_name_match=True,

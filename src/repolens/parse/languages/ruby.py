@@ -13,6 +13,7 @@ Conventions decided here:
   mixin's methods are found like inherited ones); ``< Base`` is ``extends``.
 - ``Foo.new(...)`` is ``instantiates`` Foo; other ``x.m`` are calls on receiver ``x``; a bare
   identifier statement (``helper``) is a call, since Ruby calls without parentheses.
+  ``super`` (with or without arguments) is a call named ``super``.
 - ``require "a/b"`` -> Import(module="a/b", wildcard); ``require_relative "x"`` ->
   Import(module="./x", wildcard): a loaded file's constants become visible.
 """
@@ -46,6 +47,7 @@ QUERY = f"""
   (#not-eq? @name "new")) @call
 (call !receiver method: (identifier) @name arguments: (_)? @args {_NOT_KERNEL}) @call
 (body_statement (identifier) @name @call {_NOT_KERNEL})
+(super) @name @call
 (call receiver: (constant) @name method: (identifier) @_new arguments: (_)? @args {_NEW}) @new
 (call receiver: (scope_resolution) @qname method: (identifier) @_new arguments: (_)? @args
   {_NEW}) @new
