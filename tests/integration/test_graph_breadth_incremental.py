@@ -44,6 +44,8 @@ MEMBER_EDITS = [
     ("csharp", "src/Shop/Services/OrderService.cs", "OrderService : ServiceBase", "OrderService"),
     # a base method called through `parent::` from a class in another namespace
     ("php", "src/Services/BaseService.php", "function audit(", "function check("),
+    # an extension function imported from another package
+    ("kotlin", "src/main/kotlin/com/shop/util/Format.kt", "fun Order.label(", "fun Order.tag("),
 ]
 CASES = [(fixture, *edit) for fixture, edit in sorted(RENAMES.items())] + MEMBER_EDITS
 

@@ -21,6 +21,7 @@ from repolens.resolve.project import (
     FUNCTION_KINDS,
     INTERFACE_KINDS,
     TYPE_KINDS,
+    FileRow,
     RefRow,
     Sym,
 )
@@ -91,7 +92,29 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
     receiver = receivers.value_type(ctx, receiver)
     if receiver.kind == "none":
         return receiver, receiver
-    return receivers.attribute(ctx, receiver, ref.name), receiver
+    value = receivers.attribute(ctx, receiver, ref.name)
+    if value.kind == "none" and receiver.kind == "instance":
+        value = _extension(ctx, file, scope_id, ref, receiver) or value
+    return value, receiver
+
+
+def _extension(
+    ctx: Context, file: FileRow, scope_id: int, ref: RefRow, receiver: Value
+) -> Value | None:
+    """``order.total()`` where the receiver's class lacks ``total`` but the name in scope is
+    a function declared on that class (or a base) from outside it: a Kotlin extension
+    function imported by name."""
+    found = scope.lookup_name(ctx, file, scope_id, ref.name, ref.line)
+    sym = found.sym
+    if found.kind != "symbol" or sym is None or receiver.sym is None:
+        return None
+    if not members.owned(ctx, sym):
+        return None
+    owner = receivers.impl_owner(ctx, sym)
+    ancestry, _ = members.mro(ctx, receiver.sym)
+    if owner is None or all(v.sym is not owner for v in ancestry):
+        return None
+    return found.via(receiver).weaker(1.0, "resolved-type")
 
 
 def _delegated(ctx: Context, scope_id: int, to_base: bool) -> Value:

@@ -16,7 +16,7 @@ from repolens.resolve.base import (
     Value,
 )
 from repolens.resolve.context import Context
-from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, ImportRow, Sym
+from repolens.resolve.project import CALLABLE_KINDS, CLASS_KINDS, FUNCTION_KINDS, ImportRow, Sym
 
 IMPORT_CONFIDENCE = 0.95
 INHERITED_CONFIDENCE = 0.9
@@ -28,15 +28,24 @@ def symbol_value(sym: Sym, confidence: float = 1.0, provenance: str = "parsed") 
     return Value(kind, sym=sym, confidence=confidence, provenance=provenance)
 
 
+def owned(ctx: Context, sym: Sym) -> bool:
+    """A callable at the top of its file whose qualified name starts with the type it
+    belongs to: a member defined away from its type (C++ ``Store::put``, a Go method), a
+    Kotlin extension function (``Order.total``). Inside it, that type's members are in
+    scope where members are visible unqualified."""
+    return (
+        sym.kind in CALLABLE_KINDS
+        and sym.qname != sym.name
+        and sym.parent_id == ctx.file(sym.file_id).symbol
+    )
+
+
 def detached(ctx: Context, sym: Sym) -> bool:
-    """A member defined away from its type (C++ ``Store::put`` in a source file, a Go method
-    in another file of its package): a method at the top of its file whose qualified name
-    starts with a class's name, reached through that class, never as a bare name of the
-    file. Functions with a qualified name (Elixir's ``Order.new``) and methods of a table
-    (Lua's ``M.place``) are names of their module."""
-    if sym.kind not in MEMBER_KINDS or sym.qname == sym.name:
-        return False
-    if sym.parent_id != ctx.file(sym.file_id).symbol:
+    """An owned method (not a function) whose qualified name starts with a class's name:
+    reached through that class, never as a bare name of its file. Functions with a
+    qualified name (Elixir's ``Order.new``, Kotlin extensions, imported by name) and
+    methods of a table (Lua's ``M.place``) are names of their module."""
+    if sym.kind not in MEMBER_KINDS or not owned(ctx, sym):
         return False
     owner = sym.qname.rsplit(".", 2)[-2]
     return any(s.kind in CLASS_KINDS for s in ctx.project.by_name.get(owner, ()))

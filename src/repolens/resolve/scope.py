@@ -53,7 +53,7 @@ def lookup_name(
         if sym.kind not in CLASS_KINDS:
             found = _local(ctx, sym, name, line, exclude, types_only)
             at_load_time = at_load_time and sym.kind not in CALLABLE_KINDS
-            if found is None and spec.implicit_members and members.detached(ctx, sym):
+            if found is None and spec.implicit_members and members.owned(ctx, sym):
                 found = _owner_scope(ctx, spec, sym, name, line, types_only)
         elif types_only:
             found = _local(ctx, sym, name, line, exclude, types_only)
@@ -71,8 +71,9 @@ def lookup_name(
 def _owner_scope(
     ctx: Context, spec: LanguageSpec, method: Sym, name: str, line: int, types_only: bool
 ) -> Value | None:
-    """Inside a member defined away from its type (``void Store::put() {...}``) the type's
-    members come before the file's names, as they do in the class body."""
+    """Inside a member defined away from its type (``void Store::put() {...}``, Kotlin's
+    ``fun Order.total()``) the type's members come before the file's names, as they do in
+    the class body."""
     owner = receivers.impl_owner(ctx, method)
     if owner is None:
         return None

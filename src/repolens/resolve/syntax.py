@@ -135,7 +135,7 @@ NULLS = frozenset({"None", "null", "undefined", "nil", "NoneType"})
 
 def normalize_type(text: str) -> tuple[str, bool]:
     """(dotted head, whether it names the class itself) of a type as written."""
-    text = text.strip().strip("'\"").strip()
+    text = text.strip().strip("'\"").strip().rstrip("?")  # Kotlin, Swift, C# `T?`
     as_class = False
     while True:
         if text.startswith(("[", "...", "map[")) or text.endswith("[]"):

@@ -8,7 +8,9 @@ Conventions decided here:
   class as static members, which is how callers write them (``OrderService.create()``).
 - ``fun`` is a ``method`` inside a type, else a ``function`` (``test`` when annotated
   ``@Test``); ``val``/``var`` in a class (and in its primary constructor) are
-  ``field``s, at top level ``variable``s.
+  ``field``s, at top level ``variable``s. A top-level extension function ``fun
+  Order.total()`` stays a ``function`` named ``total`` (imported by that name) qualified
+  ``Order.total``: the resolver reads the type it extends from there.
 - Supertypes written with a constructor call (``Base()``) are ``extends``, others
   ``implements``.
 - ``X(...)`` is a call; the resolver turns it into an instantiation when X is a class.
@@ -22,7 +24,7 @@ from tree_sitter import Node
 
 from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
-from repolens.parse.text import node_text
+from repolens.parse.text import node_text, strip_generics
 
 _ID = "(identifier) @name"
 _ARGS = "[(value_arguments) (annotated_lambda)] @args"
@@ -32,7 +34,8 @@ QUERY = f"""
 (class_declaration name: {_ID}) @def.class
 (object_declaration name: {_ID}) @def.class
 (enum_entry . {_ID}) @def.enum_member
-(function_declaration name: {_ID}) @def.function
+(function_declaration name: {_ID} (function_value_parameters)
+  . [(user_type) (nullable_type)]? @returns) @def.function
 (class_body (property_declaration (variable_declaration {_ID})) @def.field)
 (class_parameter ["val" "var"] {_ID}) @def.field
 (source_file (property_declaration (variable_declaration {_ID})) @def.variable)
@@ -75,6 +78,9 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
         sym.signature = _header(sym.signature)
         if parent is not None and parent.kind in TYPE_KINDS:
             sym.kind = "method"
+        receiver = _extended_type(node, ctx.src)
+        if receiver and parent is None:
+            sym.qualified_name = f"{receiver}.{sym.name}"
     visibility = next((v for v in _VISIBILITY if v in _modifiers(node, ctx.src)), "public")
     sym.visibility = visibility
     sym.is_exported = visibility in ("public", "internal")
@@ -83,6 +89,15 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
         d.split("(", 1)[0].rsplit(".", 1)[-1] for d in sym.decorators
     ):
         sym.kind = "test"
+
+
+def _extended_type(node: Node, src: bytes) -> str:
+    """``fun Order.total()`` -> ``Order``: the type an extension function is declared on."""
+    name = node.child_by_field_name("name")
+    receiver = name.prev_named_sibling if name is not None else None
+    if receiver is None or receiver.type not in ("user_type", "nullable_type"):
+        return ""
+    return strip_generics(node_text(receiver, src)).rstrip("?").rsplit(".", 1)[-1]
 
 
 def _header(signature: str) -> str:
