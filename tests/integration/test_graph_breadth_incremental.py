@@ -46,6 +46,8 @@ MEMBER_EDITS = [
     ("php", "src/Services/BaseService.php", "function audit(", "function check("),
     # an extension function imported from another package
     ("kotlin", "src/main/kotlin/com/shop/util/Format.kt", "fun Order.label(", "fun Order.tag("),
+    # a method an extension in another file adds to a type
+    ("swift", "Sources/ShopCore/Order+Pricing.swift", "func total(", "func sum("),
 ]
 CASES = [(fixture, *edit) for fixture, edit in sorted(RENAMES.items())] + MEMBER_EDITS
 

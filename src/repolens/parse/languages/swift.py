@@ -15,6 +15,8 @@ Conventions decided here:
 - Inheritance clauses are ``extends`` for the first entry of a class, ``implements``
   otherwise (protocols).
 - ``import Mod`` -> Import(module="Mod", wildcard).
+- The grammar reads ``a + f()`` as a call of ``a + f``: the call is ``f``'s (the operand
+  right of the operator).
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ QUERY = f"""
 (call_expression . {_SID} (call_suffix (value_arguments)? @args)) @call
 (call_expression . (navigation_expression target: (_) @recv
   suffix: (navigation_suffix suffix: _ @name)) (call_suffix (value_arguments)? @args)) @call
+(call_expression . (_ rhs: (simple_identifier) @name) (call_suffix (value_arguments)? @args))
+  @call
+(call_expression . (_ rhs: (navigation_expression target: (_) @recv
+  suffix: (navigation_suffix suffix: _ @name))) (call_suffix (value_arguments)? @args)) @call
 
 (value_argument value: (simple_identifier) @ref)
 
