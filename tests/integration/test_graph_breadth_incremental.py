@@ -48,6 +48,8 @@ MEMBER_EDITS = [
     ("kotlin", "src/main/kotlin/com/shop/util/Format.kt", "fun Order.label(", "fun Order.tag("),
     # a method an extension in another file adds to a type
     ("swift", "Sources/ShopCore/Order+Pricing.swift", "func total(", "func sum("),
+    # a companion object's factory, called on the class's name from another package
+    ("scala", "src/main/scala/com/shop/model/Order.scala", "def free(", "def none("),
 ]
 CASES = [(fixture, *edit) for fixture, edit in sorted(RENAMES.items())] + MEMBER_EDITS
 

@@ -56,9 +56,20 @@ def top_level(ctx: Context, file_id: int, name: str) -> list[Sym]:
     return [s for s in ctx.project.top_level(file_id, name) if not detached(ctx, s)]
 
 
+def without_companions(syms: list[Sym]) -> list[Sym]:
+    """Same-named definitions less the companion objects of a class among them (Scala's
+    ``object Order`` beside ``class Order``): the name denotes the class, and the
+    companion's members are found through it (they share its qualified name)."""
+    classes = {s.qname for s in syms if s.kind in CLASS_KINDS and not s.is_static}
+    if not classes or len(syms) < 2:
+        return syms
+    return [s for s in syms if not (s.kind in CLASS_KINDS and s.is_static and s.qname in classes)]
+
+
 def pick(syms: list[Sym], line: int | None = None) -> Sym:
     """Of several same-named definitions, the one in force at ``line`` (the last one
     before it), or the last one when the use runs later (inside a function)."""
+    syms = without_companions(syms)
     if line is not None:
         before = [s for s in syms if s.start_line <= line]
         if before:

@@ -145,7 +145,7 @@ def module_table(ctx: Context, file: FileRow) -> dict[str, list[tuple[int, int, 
         return table
     table = {}
     for name, syms in ctx.project.members.get(file.symbol, {}).items():
-        kept = [s for s in syms if not members.detached(ctx, s)]
+        kept = [s for s in members.without_companions(syms) if not members.detached(ctx, s)]
         if kept:
             table[name] = [(s.start_line, s.id, members.symbol_value(s)) for s in kept]
     for name, bindings in ctx.project.bindings.get(file.symbol, {}).items():

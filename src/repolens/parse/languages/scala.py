@@ -2,9 +2,10 @@
 
 Conventions decided here:
 - ``package a.b`` becomes a one-line ``namespace`` symbol named ``a.b`` (as Java).
-- ``class``/``case class`` and ``object`` are ``class``es (an object's members are
+- ``class``/``case class`` and ``object`` are ``class``es (an object and its members are
   static), ``trait`` a ``trait``, ``enum`` an ``enum``. A companion ``object X`` is a second
-  symbol named like its class ``X``.
+  symbol named like its class ``X`` (the resolver lets the name denote the class, whose
+  members include the companion's).
 - ``def`` is a ``method`` inside a type, else a ``function`` (Scala 3 top-level defs);
   ``val``/``var`` are ``field``s in a type, ``variable``s elsewhere at top level.
 - ``extends A with B`` are ``extends`` references (the resolver tells traits apart).
@@ -84,7 +85,8 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
     elif "protected" in modifiers:
         sym.visibility, sym.is_exported = "protected", False
     holder = node.parent.parent if node.parent is not None else None
-    sym.is_static = holder is not None and holder.type == "object_definition"
+    in_object = holder is not None and holder.type == "object_definition"
+    sym.is_static = in_object or node.type == "object_definition"
     if sym.kind == "method" and _TEST_ANNOTATIONS.intersection(sym.decorators):
         sym.kind = "test"
 
