@@ -21,10 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,10 @@ MAGIC = b"RLDENSE1"
 ALIGN = 64
 COPY_ROWS = 16384
 SCAN_BLOCK = 16_384
+GATHER_SHARE = 0.3  # below this share of a block's rows, gather them (copy + product)
+
+STALE_TEMP_SECONDS = 60.0
+_TEMP_WRITER = re.compile(r"\.tmp-(\d+)-(\d+)$")
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
@@ -81,7 +88,11 @@ class DenseMatrix:
         return scan.top(limit)
 
     def _mask(self, files: I64 | None, kinds: Sequence[str]) -> npt.NDArray[np.bool_] | None:
-        mask = None if files is None else np.isin(self.file_ids, files)
+        mask = None
+        if files is not None:
+            allowed = np.zeros(max(int(files.max(initial=0)), self.max_file_id) + 1, np.bool_)
+            allowed[files] = True
+            mask = allowed[self.file_ids]  # a table lookup: isin sorts both sides
         if kinds:
             known = self.header["kinds"]
             codes = [known.index(kind) for kind in kinds if kind in known]
@@ -89,29 +100,43 @@ class DenseMatrix:
             mask = by_kind if mask is None else mask & by_kind
         return mask
 
+    @cached_property
+    def max_file_id(self) -> int:
+        return int(self.file_ids.max(initial=0))
+
     def cosines(self, query: F32, chunk_ids: Sequence[int]) -> dict[int, float]:
-        """Best-window cosine of each given chunk that has rows in this matrix."""
-        wanted = np.asarray(sorted(set(chunk_ids)), dtype=np.int64)
-        lo = np.searchsorted(self.chunk_ids, wanted, side="left")
-        hi = np.searchsorted(self.chunk_ids, wanted, side="right")
-        found: dict[int, float] = {}
-        for chunk_id, start, end in zip(wanted.tolist(), lo.tolist(), hi.tolist(), strict=True):
-            if end > start:
-                found[chunk_id] = float(np.max(self.vectors[start:end] @ query))
-        return found
+        """Best-window cosine of each given chunk that has rows in this matrix (one
+        gather and one product for all of them)."""
+        wanted = np.unique(np.asarray(chunk_ids, dtype=np.int64))
+        low = np.searchsorted(self.chunk_ids, wanted, side="left")
+        counts = np.searchsorted(self.chunk_ids, wanted, side="right") - low
+        present = counts > 0
+        wanted, low, counts = wanted[present], low[present], counts[present]
+        if not len(wanted):
+            return {}
+        offsets = np.cumsum(counts) - counts  # where each chunk's windows start below
+        rows = np.arange(int(counts.sum())) - np.repeat(offsets - low, counts)
+        best = np.maximum.reduceat(self.vectors[rows] @ query, offsets)
+        return dict(zip(wanted.tolist(), best.tolist(), strict=True))
 
 
 class DenseScan:
     """One query's pass over the matrix, in blocks that any number of threads can take:
     a search starts it in the thread that embeds the query, and its own thread joins in
-    as soon as BM25 is done, so neither core waits for the other."""
+    as soon as BM25 is done, so neither core waits for the other.
+
+    A filtered scan still walks the matrix in order, block by block: a block where many
+    rows pass is multiplied whole and the passing scores picked (reading the rows once),
+    one where few pass has just those rows gathered first (reading only them)."""
 
     def __init__(self, matrix: DenseMatrix, mask: npt.NDArray[np.bool_] | None) -> None:
         self.matrix = matrix
         self.rows = None if mask is None else np.flatnonzero(mask)
-        self.scores = np.empty(
-            len(matrix.chunk_ids if self.rows is None else self.rows), np.float32
-        )
+        total = len(matrix.chunk_ids)
+        self.scores = np.empty(total if self.rows is None else len(self.rows), np.float32)
+        self._blocks = -(-total // SCAN_BLOCK)
+        starts = np.arange(self._blocks + 1, dtype=np.int64) * SCAN_BLOCK
+        self._edges = starts if self.rows is None else np.searchsorted(self.rows, starts)
         self.query: F32 | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()
@@ -126,16 +151,25 @@ class DenseScan:
         """Score blocks until none is left to take (waits for ``start``)."""
         self._ready.wait()
         while self.query is not None and (block := self._take()) is not None:
-            rows = block if self.rows is None else self.rows[block]
-            self.scores[block] = self.matrix.vectors[rows] @ self.query
+            self._score(block, self.query)
 
-    def _take(self) -> slice | None:
+    def _take(self) -> int | None:
         with self._lock:
-            if self._next >= len(self.scores):
+            if self._next >= self._blocks:
                 return None
-            block = slice(self._next, self._next + SCAN_BLOCK)
-            self._next += SCAN_BLOCK
-            return block
+            self._next += 1
+            return self._next - 1
+
+    def _score(self, block: int, query: F32) -> None:
+        start = block * SCAN_BLOCK
+        source = self.matrix.vectors[start : start + SCAN_BLOCK]
+        low, high = int(self._edges[block]), int(self._edges[block + 1])
+        if self.rows is None:
+            self.scores[low : low + len(source)] = source @ query
+        elif high - low >= GATHER_SHARE * len(source):
+            self.scores[low:high] = (source @ query)[self.rows[low:high] - start]
+        elif high > low:
+            self.scores[low:high] = source[self.rows[low:high] - start] @ query
 
     def top(self, limit: int) -> list[tuple[int, float]]:
         """Best chunks by their best window, once every ``run`` has returned."""
@@ -235,6 +269,7 @@ def write_matrix(
     finally:
         conn.execute("COMMIT")
     os.replace(temp, path)
+    remove_stale_temps(data_dir)
     return len(layout.chunk_ids)
 
 
@@ -362,6 +397,36 @@ def _read_header(path: Path) -> dict[str, Any] | None:
             return header
     except (FileNotFoundError, ValueError):
         return None
+
+
+def remove_stale_temps(data_dir: Path, min_age: float = STALE_TEMP_SECONDS) -> list[Path]:
+    """Delete half-written matrix files whose writer is gone (killed mid-write: its
+    ``except`` never ran). A temp file names its writer's process and thread; one still
+    alive, or a file written to within ``min_age`` seconds (a writer this host cannot
+    see), is left alone. Returns the files removed."""
+    removed = []
+    for temp in data_dir.glob("vectors-*.f32.tmp-*"):
+        writer = _TEMP_WRITER.search(temp.name)
+        try:
+            idle = time.time() - temp.stat().st_mtime
+        except FileNotFoundError:
+            continue
+        if writer and idle >= min_age and not _writer_alive(*map(int, writer.groups())):
+            temp.unlink(missing_ok=True)
+            removed.append(temp)
+    return removed
+
+
+def _writer_alive(pid: int, thread: int) -> bool:
+    if pid == os.getpid():
+        return any(t.ident == thread for t in threading.enumerate())
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
 
 
 def remove_matrices(data_dir: Path, keep: str | None = None) -> None:
