@@ -211,7 +211,7 @@ def test_tests_and_vendored_copies_rank_below_the_code(
     vendored = "src/shop/_vendor/moneylib/rounding.py"  # the very same function, copied
     rounding = [r.file for r in search(conn, data, "round_currency", provider=provider)]
     assert rounding[0] == "src/shop/money.py" and vendored not in rounding[:2]
-    only = search(conn, data, "round_currency", provider=provider, path_glob="*/_vendor/*")
+    only = search(conn, data, "round_currency", provider=provider, path_glob="**/_vendor/**")
     assert only[0].file == vendored and only[0].signals["penalty"] < 1.0
 
 

@@ -3,9 +3,10 @@
 The query is embedded in a helper thread while BM25 runs in SQLite; the helper then
 scores matrix blocks, and this thread takes blocks too as soon as BM25 is done (SQLite,
 the model and BLAS all release the GIL, so two cores really work at once). Filters
-restrict both sides before ranking: the FTS query joins ``chunks``/``files``; the matrix
-masks rows by file id and kind. Only the few candidates that survive fusion are read
-back, and only the returned ones with their text.
+restrict both sides before ranking (see :mod:`repolens.query.search_filters`): the FTS
+query keeps the chunks of the allowed files and kinds; the matrix masks its rows the
+same way. Only the few candidates that survive fusion are read back, and only the
+returned ones with their text.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy.typing as npt
 
 from repolens.embed.base import EmbeddingError, EmbeddingProvider
 from repolens.query import fusion
+from repolens.query.search_filters import Filters
 from repolens.query.tokens import QueryTerms, plan_terms
 from repolens.store.embeddings import effective_key
 from repolens.store.vectors import DenseMatrix, DenseScan, open_matrix
@@ -34,7 +36,6 @@ CANDIDATE_POOL = 100
 SCORED_POOL_FACTOR = 4  # BM25 scores are read this much deeper than its candidates
 SNIPPET_LINES = 30
 SNIPPET_CHARS = 1500
-_GLOB_CHARS = frozenset("*?[")
 _helper = ThreadPoolExecutor(max_workers=2, thread_name_prefix="repolens-search")
 _BM25 = "bm25(chunks_fts, {}, {}, {})".format(*BM25_COLUMN_WEIGHTS)
 
@@ -56,65 +57,6 @@ class SearchResult:
     signals: dict[str, float]
 
 
-@dataclass(frozen=True, slots=True)
-class _Filters:
-    """SQL conditions over ``chunks c`` and ``files fi``, and what the matrix needs."""
-
-    clauses: tuple[str, ...]
-    params: tuple[object, ...]
-    file_clauses: int  # how many leading clauses concern only the file
-    kinds: tuple[str, ...]
-
-    @classmethod
-    def build(
-        cls, path_glob: str | None, languages: Sequence[str], kinds: Sequence[str]
-    ) -> _Filters:
-        clauses: list[str] = []
-        params: list[object] = []
-        if path_glob and path_glob.strip():
-            clause, values = _glob_clause(path_glob)
-            clauses.append(clause)
-            params.extend(values)
-        if languages:
-            clauses.append(f"fi.language IN ({','.join('?' * len(languages))})")
-            params.extend(lang.lower() for lang in languages)
-        file_clauses = len(clauses)
-        if kinds:
-            clauses.append(f"c.kind IN ({','.join('?' * len(kinds))})")
-            params.extend(kinds)
-        return cls(tuple(clauses), tuple(params), file_clauses, tuple(kinds))
-
-    def sql(self) -> str:
-        return "".join(f" AND {clause}" for clause in self.clauses)
-
-    def file_ids(self, conn: sqlite3.Connection) -> npt.NDArray[np.int64] | None:
-        """Files the filters allow (``None``: all of them)."""
-        if not self.file_clauses:
-            return None
-        where = " AND ".join(self.clauses[: self.file_clauses])
-        params = self.params[: len(self.params) - len(self.kinds)]
-        ids = [row[0] for row in conn.execute(f"SELECT fi.id FROM files fi WHERE {where}", params)]
-        return np.asarray(ids, dtype=np.int64)
-
-
-def _glob_clause(pattern: str) -> tuple[str, list[object]]:
-    """SQLite GLOB for a path filter. ``*`` also crosses ``/`` (``src/*.py`` is every
-    Python file under ``src``); ``**`` is accepted as the same; a plain path is a prefix;
-    a pattern without ``/`` matches the file name in any directory."""
-    path = pattern.strip().replace("\\", "/").removeprefix("./").lstrip("/")
-    if not _GLOB_CHARS & set(path):
-        path = path.rstrip("/")
-        return "(fi.path = ? OR fi.path GLOB ?)", [path, _glob_escape(path) + "/*"]
-    path = path.replace("**/", "*").replace("/**", "/*").replace("**", "*")
-    if "/" not in path:
-        return "(fi.path GLOB ? OR fi.path GLOB ?)", [path, "*/" + path]
-    return "fi.path GLOB ?", [path]
-
-
-def _glob_escape(text: str) -> str:
-    return "".join(f"[{c}]" if c in _GLOB_CHARS else c for c in text)
-
-
 def search(
     conn: sqlite3.Connection,
     data_dir: Path,
@@ -131,10 +73,12 @@ def search(
     the chunks that have vectors (``provider`` ``None``: BM25 only)."""
     if limit <= 0 or not query.strip():
         return []
-    filters = _Filters.build(path_glob, languages, symbol_kinds)
+    filters = Filters.build(conn, path_glob, languages, symbol_kinds)
+    if filters.excludes_everything:
+        return []
     pool = max(CANDIDATE_POOL, limit * 5)
     matrix = _matrix_for(conn, data_dir, provider)
-    scan = matrix.scan(filters.file_ids(conn), filters.kinds) if matrix else None
+    scan = matrix.scan(filters.file_ids, filters.kinds) if matrix else None
     helping = _helper.submit(_embed_and_scan, provider, query, scan) if scan else None
     terms = plan_terms(conn, query)  # BM25 runs while the query is embedded
     lexical = _bm25(conn, terms, filters, pool * SCORED_POOL_FACTOR)
@@ -179,22 +123,16 @@ def _embed_and_scan(provider: EmbeddingProvider | None, query: str, scan: DenseS
 
 
 def _bm25(
-    conn: sqlite3.Connection, terms: QueryTerms, filters: _Filters, pool: int
+    conn: sqlite3.Connection, terms: QueryTerms, filters: Filters, pool: int
 ) -> list[tuple[int, float]]:
     expression = terms.match_expression()
     if expression is None:
         return []
-    if filters.clauses:
-        sql = (
-            f"SELECT chunks_fts.rowid, {_BM25} AS s FROM chunks_fts"
-            " JOIN chunks c ON c.id = chunks_fts.rowid JOIN files fi ON fi.id = c.file_id"
-            f" WHERE chunks_fts MATCH ?{filters.sql()} ORDER BY s LIMIT ?"
-        )
-    else:
-        sql = (
-            f"SELECT rowid, {_BM25} AS s FROM chunks_fts"
-            " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?"
-        )
+    joined = " JOIN chunks c ON c.id = chunks_fts.rowid" if filters.where else ""
+    sql = (
+        f"SELECT chunks_fts.rowid, {_BM25} AS s FROM chunks_fts{joined}"
+        f" WHERE chunks_fts MATCH ?{filters.where} ORDER BY s LIMIT ?"
+    )
     rows = conn.execute(sql, (expression, *filters.params, pool)).fetchall()
     return [(int(row_id), -float(score)) for row_id, score in rows]
 
