@@ -9,6 +9,10 @@ in ``--data`` (default: a directory under the system temp dir), so a second run 
 re-ranks.
 
     python bench/search_quality.py [--queries 400] [--data DIR] [--bm25-weight 0.33]
+                                   [--max-postings N]
+
+``--max-postings`` scales the BM25 row budget down to what this small corpus would have
+at 100k chunks (8,000 there is about 240 here), to see what the budget costs in quality.
 """
 
 from __future__ import annotations
@@ -29,12 +33,12 @@ from repolens.embed import EmbeddingProvider, create_provider
 from repolens.index.embedding import embed_pending
 from repolens.parse import parse_source
 from repolens.parse.chunk import chunk_file
-from repolens.query import fusion
-from repolens.query.search import search
+from repolens.query import fusion, tokens
+from repolens.query.search import SearchResult, search
 from repolens.store.chunks import write_chunks
 from repolens.store.db import connect, transaction
 from repolens.store.embeddings import effective_key
-from repolens.store.graph import FileRecord, upsert_file, write_graph
+from repolens.store.graph import FileRecord, graph_rows, upsert_file, write_graph
 from repolens.store.vectors import open_matrix
 
 MODULES = (
@@ -141,7 +145,7 @@ def index(conn: sqlite3.Connection, files: dict[str, str]) -> None:
             parsed = parse_source(path, "python", text.encode())
             record = FileRecord(path, "python", len(text), 0, "", "ok", line_count=len(text))
             file_id = upsert_file(conn, record, time.time())
-            symbol_ids = write_graph(conn, file_id, parsed)
+            symbol_ids = write_graph(conn, file_id, graph_rows(parsed))
             write_chunks(
                 conn, file_id, path, "python", chunk_file(text, "python", parsed), symbol_ids
             )
@@ -183,7 +187,7 @@ def retrievers(
         where = {row[0]: (row[1], row[2], row[3]) for row in rows}
         return [where[i] for i in ids if i in where]
 
-    def hits(results: list) -> list[Hit]:  # type: ignore[type-arg]
+    def hits(results: list[SearchResult]) -> list[Hit]:
         return [(r.file, r.start_line, r.end_line) for r in results]
 
     return {
@@ -198,8 +202,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=400)
     parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "rl-quality")
     parser.add_argument("--bm25-weight", type=float, default=fusion.BM25_WEIGHT)
+    parser.add_argument("--max-postings", type=int, default=tokens.MAX_POSTINGS)
     args = parser.parse_args()
     fusion.BM25_WEIGHT = args.bm25_weight
+    tokens.MAX_POSTINGS = args.max_postings
+    tokens.MAX_EXTRA_POSTINGS = 4 * args.max_postings
     files = {}
     for path, file in source_files():
         try:
@@ -221,7 +228,7 @@ def main() -> None:
     print(f"corpus: {len(files)} files, {chunks} chunks, {stats.windows} windows embedded now"
           f" ({stats.embedded} computed, {stats.cache_hits} cached) in"
           f" {time.perf_counter() - started:.0f} s; {len(targets)} queries;"
-          f" BM25 weight {fusion.BM25_WEIGHT}")  # fmt: skip
+          f" BM25 weight {fusion.BM25_WEIGHT}, BM25 row budget {tokens.MAX_POSTINGS}")  # fmt: skip
     print(f"{'retriever':<10}{'query':<6}{'MRR@10':>8}{'R@10':>8}{'ms/q':>8}")
     for name, retrieve in retrievers(conn, args.data, provider).items():
         for style, query_of in (("doc", lambda t: t.doc_query), ("name", lambda t: t.name_query)):

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from repolens.embed.base import EmbeddingError, EmbeddingProvider
-from repolens.query import fusion
+from repolens.query import fusion, tokens
 from repolens.query.search_filters import Filters
 from repolens.query.tokens import QueryTerms, plan_terms
 from repolens.store.embeddings import effective_key
@@ -125,16 +125,62 @@ def _embed_and_scan(provider: EmbeddingProvider | None, query: str, scan: DenseS
 def _bm25(
     conn: sqlite3.Connection, terms: QueryTerms, filters: Filters, pool: int
 ) -> list[tuple[int, float]]:
-    expression = terms.match_expression()
-    if expression is None:
-        return []
+    """The best ``pool`` rows by BM25 over every searched term, having ranked at most
+    about ``MAX_POSTINGS`` rows (see :mod:`repolens.query.tokens`). When even the rarest
+    term is in more rows than that, the newest of those naming it in a symbol are ranked,
+    else the newest holding it at all: among so many, any bound is arbitrary, and this
+    one keeps names (what a one-word query most likely means) and recent code."""
+    if not terms.crowded:
+        return _ranked(conn, terms.queries(), filters, pool, None)
+    for names_only in (True, False):
+        anchors = terms.match_expression(names_only)
+        floor = _newest_floor(conn, anchors, filters) if anchors else None
+        ranked = _ranked(conn, terms.queries(names_only), filters, pool, floor)
+        if ranked:
+            return ranked
+    return []
+
+
+def _fts_sql(columns: str, filters: Filters, floor: int | None, tail: str) -> str:
+    """A query of ``chunks_fts`` rows matching ``?`` and the filters (then the floor's
+    parameter, if any)."""
+    bounded = " AND chunks_fts.rowid > ?" if floor is not None else ""
     joined = " JOIN chunks c ON c.id = chunks_fts.rowid" if filters.where else ""
-    sql = (
-        f"SELECT chunks_fts.rowid, {_BM25} AS s FROM chunks_fts{joined}"
-        f" WHERE chunks_fts MATCH ?{filters.where} ORDER BY s LIMIT ?"
+    return (
+        f"SELECT {columns} FROM chunks_fts{joined}"
+        f" WHERE chunks_fts MATCH ?{filters.where}{bounded} {tail}"
     )
-    rows = conn.execute(sql, (expression, *filters.params, pool)).fetchall()
-    return [(int(row_id), -float(score)) for row_id, score in rows]
+
+
+def _ranked(
+    conn: sqlite3.Connection,
+    queries: tuple[str, ...],
+    filters: Filters,
+    pool: int,
+    floor: int | None,
+) -> list[tuple[int, float]]:
+    """The best ``pool`` rows of ``queries`` (each row is in at most one, with its full
+    score), above ``floor``'s rowid if set."""
+    sql = _fts_sql(f"chunks_fts.rowid, {_BM25} AS s", filters, floor, "ORDER BY s LIMIT ?")
+    bound = () if floor is None else (floor,)
+    rows = [
+        row
+        for expression in queries
+        for row in conn.execute(sql, (expression, *filters.params, *bound, pool))
+    ]
+    rows.sort(key=lambda row: row[1])
+    return [(int(row_id), -float(score)) for row_id, score in rows[:pool]]
+
+
+def _newest_floor(conn: sqlite3.Connection, expression: str, filters: Filters) -> int | None:
+    """The rowid below the newest ``MAX_POSTINGS`` rows matching ``expression`` (``None``:
+    there are not that many). Chunk ids grow, so the newest rows are the latest written."""
+    sql = _fts_sql("chunks_fts.rowid", filters, None, "ORDER BY chunks_fts.rowid DESC")
+    row = conn.execute(
+        f"{sql} LIMIT 1 OFFSET ?", (expression, *filters.params, tokens.MAX_POSTINGS)
+    )
+    found = row.fetchone()
+    return None if found is None else int(found[0])
 
 
 def _chunk_rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, sqlite3.Row]:

@@ -1,13 +1,15 @@
 """Query terms for BM25: the index's own tokenizer, minus terms too common to help.
 
 A term found in a large share of chunks (``self``, ``return``, ``get``) barely changes
-the ranking but makes FTS5 walk a long posting list; dropping it keeps latency flat as
-the repository grows (measured: 14/53 ms p50/p95 instead of 83/201 ms at 100k chunks,
-for about one point of hit@10). A term's document frequency is counted by FTS5 itself
-(so stemming agrees with the index) and only up to the pruning threshold, so looking up
-a common term is as cheap as the pruning it decides. The rarest terms are kept while
-their posting lists together stay within a share of the index, which bounds the work of
-the slowest queries. They are OR'd, each quoted, so no query text can reach FTS5 syntax.
+the ranking but makes FTS5 walk a long posting list; such terms are dropped. FTS5 scores
+every row a query matches (about 1.6 us each at 100k chunks, measured), so the rows
+ranked are bounded too: the rarest terms ("anchors") pick the rows, at most
+``MAX_POSTINGS`` of them, and the other terms only add to the scores of those rows (see
+:meth:`QueryTerms.queries`). A row holding none of the anchors holds only common terms
+and rarely ranks high. A term's document frequency is counted by FTS5 itself (so
+stemming agrees with the index) and only up to a cap, so looking up a common term is as
+cheap as the pruning it decides. Terms are OR'd, each quoted, so no query text can reach
+FTS5 syntax.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import ClassVar
 from repolens.store.chunks import code_tokens
 
 MAX_DF_SHARE = 0.15
-MAX_POSTINGS_SHARE = 0.4
+MAX_POSTINGS = 8_000  # rows the anchors may select (ranking them: ~13 ms at 100k chunks)
+MAX_EXTRA_POSTINGS = 4 * MAX_POSTINGS  # postings of the other terms (FTS5 walks them for their idf)
 DF_CACHE_SIZE = 50_000
 MAX_TERMS = 12
 MIN_PREFIX = 3
@@ -38,19 +41,45 @@ _PREFIX_TERM = re.compile(r"(\w+)\*")
 @dataclass(frozen=True, slots=True)
 class QueryTerms:
     """``tokens``: every query token (for signals); ``terms``: those searched, rarest
-    first, with their idf; ``prefixes``: ``word*`` prefix terms; ``scale``: the summed
-    idf of every content token, searched or not (a word no chunk contains counts at full
-    weight): about what a chunk matching the whole query once would score in BM25."""
+    first, with their idf, of which the first ``anchors`` select the rows ranked;
+    ``prefixes``: ``word*`` prefix terms (anchors too); ``crowded``: the rarest term
+    alone is in more than ``MAX_POSTINGS`` rows, so the caller must bound the rows
+    itself; ``scale``: the summed idf of every content token, searched or not (a word no
+    chunk contains counts at full weight): about what a chunk matching the whole query
+    once would score in BM25."""
 
     tokens: tuple[str, ...]
     terms: tuple[tuple[str, float], ...]
     prefixes: tuple[str, ...]
     scale: float = 0.0
+    anchors: int = 0
+    crowded: bool = False
 
-    def match_expression(self) -> str | None:
-        quoted = [f'"{term}"' for term, _ in self.terms]
+    def match_expression(self, names_only: bool = False) -> str | None:
+        """The FTS5 query of the anchors: the rows worth ranking (``names_only``: those
+        naming an anchor in a symbol name, the strongest evidence of a common word)."""
+        quoted = [f'"{term}"' for term, _ in self.terms[: self.anchors]]
         quoted += [f'"{prefix}" *' for prefix in self.prefixes]
-        return " OR ".join(quoted) or None
+        if not quoted:
+            return None
+        expression = " OR ".join(quoted)
+        return f"{{names}} : ({expression})" if names_only else expression
+
+    def queries(self, names_only: bool = False) -> tuple[str, ...]:
+        """FTS5 queries that rank the anchors' rows by BM25 over *every* searched term.
+
+        One query over all terms would rank every row of the common ones too. Instead the
+        anchors' rows are split: those also holding another term (scored with it: BM25
+        sums over the query's terms) and those holding none. Each row is in exactly one
+        query and gets its full score, so merging the two rankings is exact.
+        """
+        anchors = self.match_expression(names_only)
+        if anchors is None:
+            return ()
+        others = " OR ".join(f'"{term}"' for term, _ in self.terms[self.anchors :])
+        if not others:
+            return (anchors,)
+        return (f"({anchors}) NOT ({others})", f"({anchors}) AND ({others})")
 
 
 def plan_terms(conn: sqlite3.Connection, query: str) -> QueryTerms:
@@ -64,7 +93,8 @@ def plan_terms(conn: sqlite3.Connection, query: str) -> QueryTerms:
         return QueryTerms(tokens, (), prefixes, PREFIX_IDF * len(prefixes))
     total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
     common = max(1, int(MAX_DF_SHARE * total))
-    counts = _DocumentFrequencies(conn, total, common + 1)
+    cap = max(min(common, MAX_EXTRA_POSTINGS), MAX_POSTINGS) + 1
+    counts = _DocumentFrequencies(conn, total, cap)
     scored, scale = [], PREFIX_IDF * len(prefixes)
     for token in content:
         df = counts.get(token)
@@ -72,23 +102,31 @@ def plan_terms(conn: sqlite3.Connection, query: str) -> QueryTerms:
         if df:
             scored.append((df, token, _idf(total, df)))
     scored.sort()
-    return QueryTerms(tokens, _searched(scored, total, common), prefixes, scale)
+    terms, anchors = _searched(scored, common)
+    crowded = bool(scored) and scored[0][0] > MAX_POSTINGS
+    return QueryTerms(tokens, terms, prefixes, scale, anchors, crowded)
 
 
 def _searched(
-    scored: list[tuple[int, str, float]], total: int, common: int
-) -> tuple[tuple[str, float], ...]:
-    """The rarest terms, none common, while their posting lists together stay within
-    ``MAX_POSTINGS_SHARE`` of the chunks (what FTS5 will walk and score); the rarest one
-    even if every term is common, rather than nothing."""
-    budget = MAX_POSTINGS_SHARE * total
+    scored: list[tuple[int, str, float]], common: int
+) -> tuple[tuple[tuple[str, float], ...], int]:
+    """The terms searched, none common (the rarest one even if every term is common,
+    rather than nothing), and how many of them are anchors: the rarest, while their
+    posting lists together stay within ``MAX_POSTINGS`` (at least one). The others are
+    kept while their posting lists stay within ``MAX_EXTRA_POSTINGS``."""
     kept: list[tuple[str, float]] = []
+    anchors = anchor_rows = other_rows = 0
     for df, token, idf in scored[:MAX_TERMS]:
-        if kept and (df > common or df > budget):
+        if kept and df > common:
+            break  # rarest first: the rest are common too
+        if anchors == len(kept) and (not kept or anchor_rows + df <= MAX_POSTINGS):
+            anchors, anchor_rows = anchors + 1, anchor_rows + df
+        elif other_rows + df <= MAX_EXTRA_POSTINGS:
+            other_rows += df
+        else:
             break
         kept.append((token, idf))
-        budget -= df
-    return tuple(kept)
+    return tuple(kept), anchors
 
 
 def _idf(total: int, df: int) -> float:
