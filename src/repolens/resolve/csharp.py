@@ -130,6 +130,7 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     self_names=frozenset({"this"}),
     constructor_names=frozenset(),
+    super_calls_constructor=True,  # `: base(...)`, `: this(...)`
     implicit_members=True,
     param_name_last=True,
     package_scope=True,

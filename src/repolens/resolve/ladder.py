@@ -76,10 +76,11 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
     if ref.receiver is None and spec is not None:
         if ref.name in spec.class_self_names:
             return receivers.eval_receiver(ctx, file, scope_id, ref.name, ref.line), None
-        delegating = ref.name == "super" or ref.name in spec.self_names
-        if delegating and ref.kind == "calls" and spec.super_calls_constructor:
-            # `super(...)`, `this(...)`
-            return _delegated(ctx, scope_id, ref.name == "super"), None
+        if ref.kind == "calls" and spec.super_calls_constructor:
+            # `super(...)`, `this(...)`, C#'s `: base(...)`
+            to_base = ref.name == "super" or _names_base(ctx, file, ref.name)
+            if to_base or ref.name in spec.self_names:
+                return _delegated(ctx, scope_id, to_base), None
     types_only = ref.kind in TYPE_REFS
     if ref.receiver is None:
         value = scope.lookup_name(
@@ -117,6 +118,14 @@ def _extension(
     return found.via(receiver).weaker(1.0, "resolved-type")
 
 
+def _names_base(ctx: Context, file: FileRow, name: str) -> bool:
+    """Whether the language's word for the base is ``name`` (C# ``base``): its layout
+    answers that word with an unbound ``super`` value."""
+    layout = ctx.layout(file.id)
+    root = layout.path_root(file, name) if layout is not None else None
+    return root is not None and root.kind == "super" and root.sym is None
+
+
 def _delegated(ctx: Context, scope_id: int, to_base: bool) -> Value:
     """What a `super(...)`/`this(...)` call runs: in a constructor, the constructor of the
     bases (or a sibling one); in another method (Ruby's `super`), the bases' method of
@@ -128,6 +137,9 @@ def _delegated(ctx: Context, scope_id: int, to_base: bool) -> Value:
     if to_base and method is not None and not _is_constructor(ctx, method):
         found = members.class_member(ctx, cls, method.name, skip_self=True)
         return found if found is not None else receivers.missing_member(ctx, cls)
+    if not to_base and method is not None:
+        init = members.sibling_constructor(ctx, cls, method)
+        return init if init is not None else NONE_UNKNOWN
     init = members.constructor(ctx, cls, skip_self=to_base)
     if init is None:  # bases without a written constructor, or outside the project
         return NONE_EXTERNAL if members.mro(ctx, cls)[1] else NONE_BUILTIN

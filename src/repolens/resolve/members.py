@@ -339,20 +339,31 @@ def constructor(ctx: Context, cls: Sym, *, skip_self: bool = False) -> Value | N
     return None
 
 
+def sibling_constructor(ctx: Context, cls: Sym, caller: Sym) -> Value | None:
+    """The constructor a ``this(...)`` in constructor ``caller`` delegates to: another
+    one of its class (overloads are not told apart by their parameters)."""
+    other = next((s for s in _own_constructors(ctx, cls) if s.id != caller.id), None)
+    return symbol_value(other) if other is not None else None
+
+
 def _own_constructor(ctx: Context, cls: Sym) -> Sym | None:
-    if cls.id in ctx.constructors:
-        return ctx.constructors[cls.id]
+    if cls.id not in ctx.constructors:
+        found = _own_constructors(ctx, cls)
+        ctx.constructors[cls.id] = found[0] if found else None
+    return ctx.constructors[cls.id]
+
+
+def _own_constructors(ctx: Context, cls: Sym) -> list[Sym]:
     spec = ctx.spec_of.get(cls.file_id)
-    found = None
-    for children in ctx.project.members.get(cls.id, {}).values() if spec else ():
-        for sym in children:
-            if sym.kind == "constructor" or (
-                spec is not None
-                and sym.kind in FUNCTION_KINDS
-                and sym.name in spec.constructor_names
-            ):
-                found = found or sym
-    if found is None:  # C++ `Store::Store() {...}` in a source file
-        found = next((s for s in _beside(ctx, cls, cls.name) if s.kind == "constructor"), None)
-    ctx.constructors[cls.id] = found
+    if spec is None:
+        return []
+    found = [
+        sym
+        for children in ctx.project.members.get(cls.id, {}).values()
+        for sym in children
+        if sym.kind == "constructor"
+        or (sym.kind in FUNCTION_KINDS and sym.name in spec.constructor_names)
+    ]
+    if not found:  # C++ `Store::Store() {...}` in a source file
+        found = [s for s in _beside(ctx, cls, cls.name) if s.kind == "constructor"]
     return found

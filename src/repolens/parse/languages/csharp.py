@@ -12,6 +12,7 @@ Conventions decided here:
 - Visibility from modifiers; members default to ``private``, top-level types to
   ``internal``, interface members to ``public``. Exported means public.
 - Base list: by .NET naming, ``IName`` is ``implements``, anything else ``extends``.
+- A constructor's ``: base(...)``/``: this(...)`` is a call named ``base``/``this``.
 - ``using A.B;`` -> Import(module="A.B", wildcard); ``using X = A.B.C;`` -> Import(
   module="A.B", name="C", alias="X"); ``using static A.B.C;`` -> Import(module="A.B.C",
   wildcard).
@@ -49,6 +50,7 @@ QUERY = f"""
 (invocation_expression function: (member_access_expression expression: _ @recv
   name: [(identifier) @name (generic_name (identifier) @name)]) arguments: (_) @args) @call
 (object_creation_expression type: {_TYPE} arguments: (_)? @args) @new
+(constructor_initializer ["base" "this"] @name (argument_list) @args) @call
 
 (argument (identifier) @ref)
 
