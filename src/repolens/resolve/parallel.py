@@ -13,6 +13,7 @@ way answers come slice by slice, for the caller to write and let go.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -28,8 +29,8 @@ MIN_PARALLEL_REFS = 8000
 SLICE_REFS = 20_000
 """References per slice answered serially: answers are written and let go per slice."""
 SLICES_PER_WORKER = 4
-"""Forked slices per worker: small enough that the writer is busy while workers answer,
-few enough that each worker's memos stay useful across its slices."""
+"""Slices per process: small enough that the writer is busy while workers answer, few
+enough that each worker's memos stay useful across its slices."""
 
 Slice = list[int]
 _shared: tuple[Context, dict[int, list[RefRow]]] | None = None  # read by forked workers
@@ -45,8 +46,8 @@ def resolve_files(
     min_refs: int = MIN_PARALLEL_REFS,
 ) -> Iterator[dict[int, FileResult]]:
     """Answers for ``file_ids`` (with their refs in ``by_file``), slice by slice in file
-    order; on ``workers`` forked processes when they hold at least ``min_refs`` references,
-    so that this process writes one slice's answers while the workers find the next.
+    order; on ``workers`` processes (this one and forked ones) when they hold at least
+    ``min_refs`` references, so that workers find answers while this process writes.
 
     ``worker_init`` runs first in each forked worker (the indexer passes one that drops
     the writer lock the child inherited and ties the child's life to this process).
@@ -96,22 +97,28 @@ def _resolve_forked(
     workers: int,
     worker_init: Callable[[], None] | None,
 ) -> Iterator[dict[int, FileResult]]:
-    """Yield each slice's answers in order as forked workers find them; a slice whose
-    worker died is answered here."""
+    """Yield each slice's answers in order: one slice in ``workers`` is answered here,
+    the others by ``workers - 1`` forked processes (one process fewer keeps the memory
+    they share from counting again); a slice whose worker died is answered here too."""
     global _shared
     _shared = (ctx, by_file)
+    # Frozen objects are never visited by a worker's garbage collector, which would
+    # otherwise write to every object's header and copy the whole inherited heap.
+    gc.freeze()
     pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(slices)),
+        max_workers=workers - 1,
         mp_context=multiprocessing.get_context("fork"),
         initializer=worker_init,
     )
     try:
-        futures = [_submit(pool, part) for part in slices]
+        here = {index for index in range(len(slices)) if index % workers == workers - 1}
+        futures = [None if i in here else _submit(pool, part) for i, part in enumerate(slices)]
         for part, future in zip(slices, futures, strict=True):
             results = _result(future)
             yield _resolve_slice(ctx, by_file, part) if results is None else results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
         _shared = None
 
 
@@ -123,7 +130,8 @@ def _submit(pool: ProcessPoolExecutor, part: Slice) -> Future[dict[int, FileResu
 
 
 def _result(future: Future[dict[int, FileResult]] | None) -> dict[int, FileResult] | None:
-    """A worker's answers, or None when it died (e.g. killed for memory)."""
+    """A worker's answers, or None when they are to be found here (a slice of this
+    process, or one whose worker died, e.g. killed for memory)."""
     if future is None:
         return None
     try:
