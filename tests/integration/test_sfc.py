@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
-from test_graph_accuracy import edge_set, index_tree, store_tree
+from test_graph_accuracy import check_expected_edges, index_tree, store_tree
 from test_graph_accuracy_incremental import snapshot
 
 from conftest import IndexTree
@@ -22,11 +21,6 @@ from repolens.parse import grammar_status, parse_source
 from repolens.parse.chunk import chunk_file
 from repolens.query.graph import callees, callers, find_symbol
 from repolens.resolve import resolve
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 NEEDS = {"vue": ("vue", "typescript"), "svelte": ("svelte", "typescript")}
@@ -40,21 +34,10 @@ def _need(fixture: str) -> None:
         pytest.skip(f"grammars not loadable here: {broken}")
 
 
-def _normalise(line: str) -> str:
-    return " ".join(line.split())
-
-
 @pytest.mark.parametrize("fixture", sorted(NEEDS))
 def test_fixture_edges(fixture: str, tmp_path: Path) -> None:
     _need(fixture)
-    root = FIXTURES / fixture
-    expected = tomllib.loads((root / "expected.toml").read_text(encoding="utf-8"))
-    conn, _ = index_tree(root, tmp_path / "index.db")
-    edges = edge_set(conn)
-    missing = sorted(e for e in map(_normalise, expected["must"]) if e not in edges)
-    wrong = sorted(e for e in map(_normalise, expected["must_not"]) if e in edges)
-    report = "\n".join([f"missing ({len(missing)}):", *missing, f"wrong ({len(wrong)}):", *wrong])
-    assert not missing and not wrong, report + "\nall edges:\n" + "\n".join(sorted(edges))
+    check_expected_edges(FIXTURES / fixture, tmp_path / "index.db")
 
 
 def _symbols(conn: sqlite3.Connection, path: str) -> list[tuple[str, str, int, int, str]]:
