@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from repolens.resolve.incremental import (
+    class_parts,
     ids_in_slices,
     naming_refs,
     through_attributes,
@@ -272,4 +273,5 @@ def widen(conn: sqlite3.Connection, delta: Delta) -> set[int]:
     found |= _naming_importers(conn, delta.modules - delta.interface, delta.names)
     found |= naming_refs(conn, delta.names)
     found |= through_attributes(conn, delta.names)
+    found |= class_parts(conn, delta.symbols | delta.classes)
     return found

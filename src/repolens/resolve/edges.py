@@ -17,11 +17,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from repolens.resolve import ladder, members
+from repolens.resolve import ladder, members, receivers
 from repolens.resolve.base import PROVENANCE_RANK
 from repolens.resolve.context import Context
 from repolens.resolve.ladder import Outcome
-from repolens.resolve.project import CALLABLE_KINDS, CLASS_KINDS, FileRow, ImportRow, RefRow
+from repolens.resolve.project import CALLABLE_KINDS, CLASS_KINDS, FileRow, ImportRow, RefRow, Sym
 
 log = logging.getLogger(__name__)
 
@@ -75,24 +75,39 @@ def _outcome(ctx: Context, ref: RefRow) -> Outcome:
 
 
 def _overrides(ctx: Context, file: FileRow) -> list[EdgeRow]:
-    """A method overrides the first same-named method up its class's ancestry."""
+    """A method overrides the first same-named method up its class's ancestry: methods
+    of the classes in this file, and methods this file defines away from their class
+    (C++ ``int Counter::weight() const {...}``). The ancestry is the whole class's, so a
+    C# partial part without a base list of its own overrides through the other parts."""
     found: list[EdgeRow] = []
-    for cls in ctx.project.file_syms.get(file.id, ()):
-        if cls.kind not in CLASS_KINDS or not ctx.project.bases.get(cls.id):
-            continue
-        for children in ctx.project.members.get(cls.id, {}).values():
-            method = children[-1]
-            if method.kind not in CALLABLE_KINDS:
-                continue
-            base = members.class_member(ctx, cls, method.name, skip_self=True)
-            if base is None or base.sym is None or base.sym.kind not in CALLABLE_KINDS:
-                continue
-            provenance = max(base.provenance, "resolved-type", key=PROVENANCE_RANK.__getitem__)
-            found.append(
-                (method.id, base.sym.id, "overrides", file.id, method.start_line, 0,
-                 round(base.confidence, 3), provenance, "")
-            )  # fmt: skip
+    for sym in ctx.project.file_syms.get(file.id, ()):
+        if sym.kind in CLASS_KINDS:
+            for children in ctx.project.members.get(sym.id, {}).values():
+                found.extend(_override(ctx, file, sym, children[-1]))
+        elif sym.kind in CALLABLE_KINDS and _detached(ctx, sym):
+            owner = receivers.impl_owner(ctx, sym)
+            if owner is not None:
+                found.extend(_override(ctx, file, owner, sym))
     return found
+
+
+def _detached(ctx: Context, method: Sym) -> bool:
+    """Defined outside its class's body, which its qualified name still names."""
+    parent = ctx.project.syms.get(method.parent_id) if method.parent_id is not None else None
+    return "." in method.qname and (parent is None or parent.kind not in CLASS_KINDS)
+
+
+def _override(ctx: Context, file: FileRow, cls: Sym, method: Sym) -> list[EdgeRow]:
+    if method.kind not in CALLABLE_KINDS:
+        return []
+    base = members.class_member(ctx, cls, method.name, skip_self=True)
+    if base is None or base.sym is None or base.sym.kind not in CALLABLE_KINDS:
+        return []
+    provenance = max(base.provenance, "resolved-type", key=PROVENANCE_RANK.__getitem__)
+    return [
+        (method.id, base.sym.id, "overrides", file.id, method.start_line, 0,
+         round(base.confidence, 3), provenance, "")
+    ]  # fmt: skip
 
 
 def _imports(ctx: Context, file: FileRow, used: set[int], result: FileResult) -> list[EdgeRow]:

@@ -56,6 +56,36 @@ def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[i
     found |= naming_refs(conn, names)
     found |= through_attributes(conn, attributes)
     found |= _naming_imports(conn, changed)
+    found |= class_parts(
+        conn, ids_in_slices(conn, "SELECT id FROM symbols WHERE file_id IN ({marks})", changed)
+    )
+    return found
+
+
+def class_parts(conn: sqlite3.Connection, symbol_ids: Collection[int]) -> set[int]:
+    """Files defining more of the classes among ``symbol_ids``: the other parts of a C#
+    partial class, methods defined away from their class (C++ ``int Counter::weight()``).
+    Their overrides and inherited calls follow the class's bases wherever those are
+    written, so a change to the class moves them too."""
+    names: set[str] = set()
+    for chunk in chunked(sorted(symbol_ids)):
+        marks = ",".join("?" * len(chunk))
+        names.update(
+            row[0]
+            for row in conn.execute(
+                f"SELECT qualified_name FROM symbols WHERE id IN ({marks})"
+                f" AND kind IN ({','.join('?' * len(CLASS_KINDS))})",
+                [*chunk, *sorted(CLASS_KINDS)],
+            )
+        )
+    found: set[int] = set()
+    for name in names:  # the class itself, or a member: "Name." up to (not incl.) "Name/"
+        rows = conn.execute(
+            "SELECT DISTINCT file_id FROM symbols WHERE qualified_name = ?"
+            " OR (qualified_name > ? AND qualified_name < ?)",
+            (name, f"{name}.", f"{name}/"),
+        )
+        found.update(row[0] for row in rows)
     return found
 
 
