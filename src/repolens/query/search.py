@@ -82,6 +82,7 @@ def search(
     helping = _helper.submit(_embed_and_scan, provider, query, scan) if scan else None
     terms = plan_terms(conn, query)  # BM25 runs while the query is embedded
     lexical = _bm25(conn, terms, filters, pool * SCORED_POOL_FACTOR)
+    rows = _chunk_rows(conn, [chunk_id for chunk_id, _ in lexical[:pool]])  # ditto
     dense: list[tuple[int, float]] = []
     if scan is not None and helping is not None:
         scan.run()  # join the helper on whatever blocks are left
@@ -89,7 +90,7 @@ def search(
         dense = scan.top(pool)
     query_vector = scan.query if scan else None
     candidates = fusion.fuse(lexical[:pool], dense)
-    rows = _chunk_rows(conn, list(candidates))
+    rows.update(_chunk_rows(conn, [chunk_id for chunk_id, _ in dense if chunk_id not in rows]))
     _complete(candidates, rows, dict(lexical), matrix, query_vector)
     ranked = _score(query, terms, candidates, rows, limit, min_score)
     return _results(conn, ranked, rows)
