@@ -137,7 +137,7 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("ignore", (), _string_list, "a list of gitignore-style patterns",
                 "Extra ignore patterns on top of .gitignore and .repolensignore."),
     SettingSpec("workers", 0, _non_negative_int, "0 (one per core) or a positive number",
-                "Parser processes for a full index."),
+                "Processes that parse and resolve (1: one process, least memory)."),
     SettingSpec("embed_provider", "local", _choice("local", "ollama", "openai", "none"),
                 "local, ollama, openai or none", "Embedding provider for semantic search."),
     SettingSpec("embed_model", "", _text, "a model name", "Embedding model (provider default)."),
