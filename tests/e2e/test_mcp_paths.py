@@ -71,6 +71,8 @@ def test_globs_are_confined_by_their_literal_directory(root: Path) -> None:
     assert confine_glob(root, "src/**/*.py") == "src/**/*.py"
     assert confine_glob(root, "*.py") == "*.py"
     assert confine_glob(root, str(root / "src") + "/*.py") == "src/*.py"
+    assert confine_glob(root, str(root) + "/*.py") == "/*.py"  # still only the top level
+    assert confine_glob(root, "./*.py") == "/*.py"
     for bad in ("../*.py", "/etc/*", "out/*.txt", "src/**/../../x*"):
         with pytest.raises(PathError):
             confine_glob(root, bad)

@@ -33,7 +33,13 @@ if TYPE_CHECKING:
 @click.command("search")
 @click.argument("query")
 @click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(1, 200))
-@click.option("--path", "path_glob", default=None, help="Only paths matching this glob.")
+@click.option(
+    "--path",
+    "path_glob",
+    default=None,
+    help="Only paths matching this gitignore-style glob: '*' stays in one directory, '**'"
+    " spans many, 'src/app' is a prefix, a leading '/' anchors to the root.",
+)
 @click.option("--lang", "languages", multiple=True, help="Only this language (repeatable).")
 @click.option("--kind", "kinds", multiple=True, help="Only chunks of this symbol kind.")
 @click.option(

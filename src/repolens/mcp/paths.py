@@ -47,7 +47,9 @@ def confine(root: Path, user_path: str) -> str:
 
 def confine_glob(root: Path, pattern: str) -> str:
     """A path glob (``src/**/*.py``) confined like a path: its literal leading directory
-    must stay inside ``root``. The pattern comes back relative to the root."""
+    must stay inside ``root``. The pattern comes back relative to the root, with a
+    leading ``/`` when it names the root itself (``<root>/*.py`` is ``/*.py``: files at the
+    top only, where a bare ``*.py`` matches at any depth, as in ``.gitignore``)."""
     text = pattern.strip().replace("\\", "/")
     match = _GLOB_CHARS.search(text)
     if match is None:
@@ -56,7 +58,7 @@ def confine_glob(root: Path, pattern: str) -> str:
     directory, _, partial = head.rpartition("/")
     if directory or head.startswith("/"):
         base = confine(root, directory or "/")
-        prefix = f"{base}/" if base else ""
+        prefix = f"{base}/" if base else "/"  # "/" keeps a glob of the root anchored there
     else:
         prefix = ""
     if ".." in rest.split("/"):
