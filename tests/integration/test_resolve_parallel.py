@@ -3,6 +3,7 @@ worker that dies."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -15,7 +16,7 @@ from conftest import IndexTree
 from repolens.resolve import build_context
 from repolens.resolve.edges import FileResult
 from repolens.resolve.parallel import resolve_files
-from repolens.resolve.project import RefRow, load_refs
+from repolens.resolve.project import ref_counts, ref_tuples
 from repolens.resolve.tables import load_project
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -25,17 +26,15 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fo
 
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree):
-    """Every fixture project side by side: many languages, a few thousand references."""
+    """Every fixture project side by side: many languages, a thousand references."""
     root = tmp_path_factory.mktemp("all")
     for fixture in sorted(FIXTURES.iterdir()):
         if fixture.is_dir():
             shutil.copytree(fixture, root / fixture.name)
     conn = index_tree(root)
     ctx = build_context(load_project(conn), root)
-    by_file: dict[int, list[RefRow]] = {}
-    for ref in load_refs(conn, None):
-        by_file.setdefault(ref.file_id, []).append(ref)
-    return ctx, by_file
+    files = sorted(ctx.project.files)
+    return ctx, ref_counts(conn, files), functools.partial(ref_tuples, conn), files
 
 
 def _answers(batches: Iterator[dict[int, FileResult]]) -> dict[int, tuple[list, list, list]]:
@@ -47,24 +46,24 @@ def _answers(batches: Iterator[dict[int, FileResult]]) -> dict[int, tuple[list, 
 
 
 def test_forked_workers_give_the_serial_answers(loaded) -> None:
-    ctx, by_file = loaded
-    files = sorted(ctx.project.files)
-    assert sum(map(len, by_file.values())) > 500  # enough to spread over workers
-    serial = _answers(resolve_files(ctx, by_file, files, workers=1))
-    forked = _answers(resolve_files(ctx, by_file, files, workers=3, min_refs=0))
+    ctx, counts, load, files = loaded
+    assert sum(counts.values()) > 500  # enough to spread over workers
+    serial = _answers(resolve_files(ctx, counts, load, files, workers=1))
+    forked = _answers(resolve_files(ctx, counts, load, files, workers=3, min_refs=0))
     assert sum(len(edges) for edges, _, _ in serial.values()) > 200
     assert forked.keys() == set(files) and forked == serial
 
 
 def test_a_dead_worker_is_made_up_for_here(loaded) -> None:
-    ctx, by_file = loaded
-    files = sorted(ctx.project.files)
-    serial = _answers(resolve_files(ctx, by_file, files, workers=1))
+    ctx, counts, load, files = loaded
+    serial = _answers(resolve_files(ctx, counts, load, files, workers=1))
     parent = os.getpid()
 
     def die_in_child() -> None:
         if os.getpid() != parent:
             os._exit(3)
 
-    forked = resolve_files(ctx, by_file, files, workers=2, worker_init=die_in_child, min_refs=0)
+    forked = resolve_files(
+        ctx, counts, load, files, workers=2, worker_init=die_in_child, min_refs=0
+    )
     assert _answers(forked) == serial

@@ -12,6 +12,7 @@ leaves the same edges as resolving everything.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Collection
@@ -24,7 +25,7 @@ from repolens.resolve.edges import FileResult
 from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import SPECS, spec_for
 from repolens.resolve.parallel import resolve_files
-from repolens.resolve.project import FileRow, Project, RefRow, load_refs
+from repolens.resolve.project import FileRow, Project, ref_counts, ref_tuples
 from repolens.resolve.tables import forget, load_project
 from repolens.resolve.writeback import clear_edges, write_modules, write_results
 from repolens.store.db import transaction
@@ -119,18 +120,13 @@ def _resolve_files(
     worker_init: Callable[[], None] | None,
 ) -> set[int]:
     """Answer and write ``file_ids``, counting into ``stats``; return the files whose
-    imports now answer differently. Their references are loaded here and let go on
-    return: on a big project they are most of resolve's memory."""
-    everything = len(file_ids) == len(ctx.project.files)
-    refs = load_refs(conn, None if everything else file_ids)
-    stats.refs += len(refs)
-    stats.resolved += len(refs)  # less those left unresolved, in _count
-    by_file: dict[int, list[RefRow]] = {}
-    for ref in refs:
-        by_file.setdefault(ref.file_id, []).append(ref)
-    del refs
+    imports now answer differently."""
+    counts = ref_counts(conn, file_ids)
+    stats.refs += sum(counts.values())
+    stats.resolved += sum(counts.values())  # less those left unresolved, in _count
+    load = functools.partial(ref_tuples, conn)
     moved: set[int] = set()
-    for results in resolve_files(ctx, by_file, sorted(file_ids), workers, worker_init):
+    for results in resolve_files(ctx, counts, load, sorted(file_ids), workers, worker_init):
         write_results(conn, results, ctx)
         _count(ctx.project, results, stats)
         moved |= _imports_moved(ctx, results)

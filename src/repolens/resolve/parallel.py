@@ -2,9 +2,11 @@
 
 Loading the project's tables is serial, but answering references is a pure function of
 them (see ``context``), so slices of files can be answered in forked processes that
-inherit the loaded ``Context`` copy-on-write, with nothing to send but each slice's file
-ids. Each process fills its own memos; the answers do not depend on which process gave
-them, so the edges are exactly those of a serial run.
+inherit the loaded ``Context`` copy-on-write. References are read slice by slice, shortly
+before a slice is answered, and sent to its worker as plain rows: no process ever holds
+all of them, which on a big project would be most of resolve's memory. Each process fills
+its own memos; the answers do not depend on which process gave them, so the edges are
+exactly those of a serial run.
 
 Fork is used only where it is the platform's safe default (Linux); elsewhere, for small
 runs, and whenever a worker process dies, the files are resolved here, serially. Either
@@ -22,7 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from repolens.resolve.context import Context
 from repolens.resolve.edges import FileResult, resolve_file
-from repolens.resolve.project import RefRow
+from repolens.resolve.project import RefRow, RefTuple, refs_by_file
 
 MIN_PARALLEL_REFS = 8000
 """Below this many references a fork costs more than it saves."""
@@ -33,43 +35,46 @@ SLICES_PER_WORKER = 4
 enough that each worker's memos stay useful across its slices."""
 
 Slice = list[int]
-_shared: tuple[Context, dict[int, list[RefRow]]] | None = None  # read by forked workers
+Loader = Callable[[Sequence[int]], list[RefTuple]]
+_shared: Context | None = None  # read by forked workers
 
 
 def resolve_files(
     ctx: Context,
-    by_file: dict[int, list[RefRow]],
+    counts: dict[int, int],
+    load: Loader,
     file_ids: Sequence[int],
     workers: int,
     worker_init: Callable[[], None] | None = None,
     *,
     min_refs: int = MIN_PARALLEL_REFS,
 ) -> Iterator[dict[int, FileResult]]:
-    """Answers for ``file_ids`` (with their refs in ``by_file``), slice by slice in file
-    order; on ``workers`` processes (this one and forked ones) when they hold at least
-    ``min_refs`` references, so that workers find answers while this process writes.
+    """Answers for ``file_ids`` (holding ``counts`` references each, read with ``load``),
+    slice by slice in file order; on ``workers`` processes (this one and forked ones)
+    when they hold at least ``min_refs`` references, so that workers find answers while
+    this process writes.
 
     ``worker_init`` runs first in each forked worker (the indexer passes one that drops
     the writer lock the child inherited and ties the child's life to this process).
     """
-    refs = sum(len(by_file.get(fid, ())) for fid in file_ids)
+    refs = sum(counts.get(fid, 0) for fid in file_ids)
     if workers < 2 or refs < min_refs or not _can_fork():
-        for part in _slices(by_file, file_ids, -(-refs // SLICE_REFS)):
-            yield _resolve_slice(ctx, by_file, part)
+        for part in _slices(counts, file_ids, -(-refs // SLICE_REFS)):
+            yield _resolve_slice(ctx, refs_by_file(load(part)), part)
         return
-    slices = _slices(by_file, file_ids, workers * SLICES_PER_WORKER)
-    yield from _resolve_forked(ctx, by_file, slices, workers, worker_init)
+    slices = _slices(counts, file_ids, workers * SLICES_PER_WORKER)
+    yield from _resolve_forked(ctx, load, slices, workers, worker_init)
 
 
 def _can_fork() -> bool:
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _slices(by_file: dict[int, list[RefRow]], file_ids: Sequence[int], count: int) -> list[Slice]:
+def _slices(counts: dict[int, int], file_ids: Sequence[int], count: int) -> list[Slice]:
     """``count`` runs of consecutive files (neighbours share imports, so memos are reused)
     holding about the same number of references each."""
     ordered = sorted(file_ids)
-    total = sum(len(by_file.get(fid, ())) for fid in ordered)
+    total = sum(counts.get(fid, 0) for fid in ordered)
     share = max(1, -(-total // max(1, count)))
     slices: list[Slice] = [[]]
     held = 0
@@ -78,30 +83,30 @@ def _slices(by_file: dict[int, list[RefRow]], file_ids: Sequence[int], count: in
             slices.append([])
             held = 0
         slices[-1].append(fid)
-        held += len(by_file.get(fid, ()))
+        held += counts.get(fid, 0)
     return [s for s in slices if s]
 
 
 def _resolve_slice(
     ctx: Context, by_file: dict[int, list[RefRow]], file_ids: Sequence[int]
 ) -> dict[int, FileResult]:
-    return {
-        fid: resolve_file(ctx, ctx.project.files[fid], by_file.get(fid, [])) for fid in file_ids
-    }
+    files = ctx.project.files
+    return {fid: resolve_file(ctx, files[fid], by_file.get(fid, [])) for fid in file_ids}
 
 
 def _resolve_forked(
     ctx: Context,
-    by_file: dict[int, list[RefRow]],
+    load: Loader,
     slices: list[Slice],
     workers: int,
     worker_init: Callable[[], None] | None,
 ) -> Iterator[dict[int, FileResult]]:
     """Yield each slice's answers in order: one slice in ``workers`` is answered here,
     the others by ``workers - 1`` forked processes (one process fewer keeps the memory
-    they share from counting again); a slice whose worker died is answered here too."""
+    they share from counting again), each sent its references a little ahead of need; a
+    slice whose worker died is answered here too."""
     global _shared
-    _shared = (ctx, by_file)
+    _shared = ctx
     # Frozen objects are never visited by a worker's garbage collector, which would
     # otherwise write to every object's header and copy the whole inherited heap.
     gc.freeze()
@@ -112,19 +117,28 @@ def _resolve_forked(
     )
     try:
         here = {index for index in range(len(slices)) if index % workers == workers - 1}
-        futures = [None if i in here else _submit(pool, part) for i, part in enumerate(slices)]
-        for part, future in zip(slices, futures, strict=True):
-            results = _result(future)
-            yield _resolve_slice(ctx, by_file, part) if results is None else results
+        pending: dict[int, Future[dict[int, FileResult]] | None] = {}
+        sent = 0  # slices before this one were sent or are answered here
+        for index, part in enumerate(slices):
+            while sent < len(slices) and len(pending) < 2 * (workers - 1):
+                if sent not in here:
+                    pending[sent] = _submit(pool, slices[sent], load(slices[sent]))
+                sent += 1
+            results = None if index in here else _result(pending.pop(index, None))
+            yield (
+                _resolve_slice(ctx, refs_by_file(load(part)), part) if results is None else results
+            )
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()
         _shared = None
 
 
-def _submit(pool: ProcessPoolExecutor, part: Slice) -> Future[dict[int, FileResult]] | None:
+def _submit(
+    pool: ProcessPoolExecutor, part: Slice, rows: list[RefTuple]
+) -> Future[dict[int, FileResult]] | None:
     try:
-        return pool.submit(_worker, part)
+        return pool.submit(_worker, part, rows)
     except BrokenProcessPool:  # a worker already died: the pool takes no more work
         return None
 
@@ -140,7 +154,6 @@ def _result(future: Future[dict[int, FileResult]] | None) -> dict[int, FileResul
         return None
 
 
-def _worker(file_ids: Slice) -> dict[int, FileResult]:
+def _worker(file_ids: Slice, rows: list[RefTuple]) -> dict[int, FileResult]:
     assert _shared is not None, "resolve workers must be forked from resolve_files"
-    ctx, by_file = _shared
-    return _resolve_slice(ctx, by_file, file_ids)
+    return _resolve_slice(_shared, refs_by_file(rows), file_ids)

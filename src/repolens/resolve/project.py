@@ -10,7 +10,7 @@ run re-resolves a few files.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from sys import intern
 
@@ -117,21 +117,40 @@ class Project:
         return self.members.get(self.files[file_id].symbol, {}).get(name, [])
 
 
-def load_refs(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> list[RefRow]:
-    """References of the given files (all files when None), in no particular order: each
-    is resolved on its own, and edges are compared as sets."""
-    sql = (
-        "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason FROM refs"
-    )
+RefTuple = tuple[int, int, int, str, str, str | None, int, int, int, str]
+"""A ``refs`` row as SQLite gives it: what crosses to a resolve worker (see ``parallel``)."""
+
+_REFS = "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason FROM refs"
+
+
+def ref_tuples(conn: sqlite3.Connection, file_ids: Collection[int]) -> list[RefTuple]:
+    """The references of ``file_ids`` as plain tuples, in no particular order: each is
+    resolved on its own, and edges are compared as sets."""
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples: ``sqlite3.Row`` costs more per row
-    if file_ids is None:
-        return [_ref_row(*r) for r in cur.execute(sql)]
-    refs: list[RefRow] = []
+    rows: list[RefTuple] = []
     for chunk in chunked(sorted(file_ids)):
         marks = ",".join("?" * len(chunk))
-        refs.extend(_ref_row(*r) for r in cur.execute(f"{sql} WHERE file_id IN ({marks})", chunk))
-    return refs
+        rows.extend(cur.execute(f"{_REFS} WHERE file_id IN ({marks})", chunk))
+    return rows
+
+
+def ref_counts(conn: sqlite3.Connection, file_ids: Collection[int]) -> dict[int, int]:
+    """How many references each of ``file_ids`` holds (files without any are left out)."""
+    counts: dict[int, int] = {}
+    for chunk in chunked(sorted(file_ids)):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT file_id, count(*) FROM refs WHERE file_id IN ({marks}) GROUP BY file_id"
+        counts.update(conn.execute(sql, chunk))
+    return counts
+
+
+def refs_by_file(rows: Iterable[RefTuple]) -> dict[int, list[RefRow]]:
+    """Reference rows grouped by file, their strings interned."""
+    by_file: dict[int, list[RefRow]] = {}
+    for row in rows:
+        by_file.setdefault(row[1], []).append(_ref_row(*row))
+    return by_file
 
 
 def _ref_row(
