@@ -133,7 +133,7 @@ def _delegated(ctx: Context, scope_id: int, to_base: bool) -> Value:
     cls = receivers.enclosing_class(ctx, scope_id)
     if cls is None:
         return NONE_UNKNOWN
-    method = _enclosing_callable(ctx, scope_id)
+    method = _enclosing(ctx, scope_id, FUNCTION_KINDS)
     if to_base and method is not None and not _is_constructor(ctx, method):
         found = members.class_member(ctx, cls, method.name, skip_self=True)
         return found if found is not None else receivers.missing_member(ctx, cls)
@@ -151,11 +151,12 @@ def _is_constructor(ctx: Context, sym: Sym) -> bool:
     return sym.kind == "constructor" or (spec is not None and sym.name in spec.constructor_names)
 
 
-def _enclosing_callable(ctx: Context, sym_id: int | None) -> Sym | None:
+def _enclosing(ctx: Context, sym_id: int | None, kinds: frozenset[str]) -> Sym | None:
+    """The innermost symbol of one of ``kinds`` around ``sym_id`` (itself included)."""
     syms = ctx.project.syms
     while sym_id is not None and sym_id in syms:
         sym = syms[sym_id]
-        if sym.kind in FUNCTION_KINDS:
+        if sym.kind in kinds:
             return sym
         sym_id = sym.parent_id
     return None
@@ -185,21 +186,11 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
         if receiver is None and value.reason == "unknown":
             if spec.bare_name_match:
                 value = namematch.match(ctx, ref, spec, method=False)
-            if value.reason == "unknown" and _in_callable(ctx, ref.source_id):
+            if value.reason == "unknown" and _enclosing(ctx, ref.source_id, CALLABLE_KINDS):
                 value = NONE_DYNAMIC  # a parameter or local variable: known only at run time
         elif receiver is not None and receiver.kind == "none" and receiver.reason in GUESSABLE:
             value = namematch.match(ctx, ref, spec, method=True)
     return finish(ctx, ref, value)
-
-
-def _in_callable(ctx: Context, sym_id: int | None) -> bool:
-    syms = ctx.project.syms
-    while sym_id is not None and sym_id in syms:
-        sym = syms[sym_id]
-        if sym.kind in CALLABLE_KINDS:
-            return True
-        sym_id = sym.parent_id
-    return False
 
 
 def base_value(ctx: Context, ref: RefRow) -> Value:
