@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from repolens.embed.local import DEFAULT_BATCH_TOKENS, LocalProvider, default_workers
+from repolens.config import usable_cores
+from repolens.embed.local import DEFAULT_BATCH_TOKENS, LocalProvider
 from repolens.embed.modelfiles import packaged_model_dir
 
 
@@ -124,7 +125,7 @@ def main() -> None:
     texts = [window for chunk in chunks for window in ours.windows(chunk)]
     print(f"{len(chunks)} stdlib function chunks -> {len(texts)} windows of <= 256 word pieces")
 
-    workers = args.workers or default_workers()
+    workers = args.workers or usable_cores()
     print(f"repolens numpy: {workers} workers, batches of {args.batch_tokens} word pieces")
     implementations: dict[str, Embed] = {"repolens numpy": ours.embed_documents}
     reference = sentence_transformers_embed(model_dir, args.st_batch_size)

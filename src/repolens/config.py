@@ -168,6 +168,14 @@ class Settings:
             raise AttributeError(name) from None
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (respects CPU affinity, e.g. in containers): what
+    ``workers = 0`` means, and how many threads the local embedding model runs."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
 def _validate(spec: SettingSpec, raw: Any, origin: str) -> Any:
     try:
         return spec.parse(raw)

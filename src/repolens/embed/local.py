@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from repolens.config import usable_cores
 from repolens.embed.base import (
     EmbeddingProfile,
     FloatArray,
@@ -40,13 +40,6 @@ DEFAULT_BATCH_TOKENS = 4096
 """Word pieces per forward pass (about 16 full windows): enough rows for efficient GEMMs,
 few enough that a layer's arrays stay in cache (4096 took less CPU than 8192)."""
 _SPECIAL_TOKENS = 2  # [CLS] and [SEP]
-
-
-def default_workers() -> int:
-    """Cores this process may run on (respects CPU affinity, e.g. in containers)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
 
 
 class LocalProvider:
@@ -74,7 +67,7 @@ class LocalProvider:
             "local", name, self._files.dims, query_prefix, document_prefix, self._files.max_tokens
         )
         self._batch_tokens = max(1, batch_tokens)
-        self._workers = workers or default_workers()
+        self._workers = workers or usable_cores()
         self._lock = threading.Lock()
         self._tokenizer: Tokenizer | None = None
         self._encoder: BertEncoder | None = None

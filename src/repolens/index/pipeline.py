@@ -27,6 +27,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from repolens.config import usable_cores
 from repolens.discover import (
     DiscoveredFile,
     Discovery,
@@ -115,11 +116,7 @@ def _task(found: DiscoveredFile, known: Stored | None) -> FileTask | None:
 
 def _workers(project: Project) -> int:
     """Processes for parsing and resolving: the setting, else one per usable core."""
-    if project.settings.workers:
-        return project.settings.workers
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+    return int(project.settings.workers) or usable_cores()
 
 
 def _results(tasks: list[FileTask], workers: int) -> Generator[FileResult, None, None]:
