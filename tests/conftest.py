@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -31,3 +32,17 @@ def open_indexed(root: Path) -> sqlite3.Connection:
 def index_tree() -> IndexTree:
     """``open_indexed`` as a fixture, usable from fixtures of any scope."""
     return open_indexed
+
+
+@pytest.fixture(scope="session")
+def pyapp(
+    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
+) -> Iterator[sqlite3.Connection]:
+    """``tests/fixtures/query/pyapp`` indexed once, read-only, for the graph query tests."""
+    root = tmp_path_factory.mktemp("pyapp")
+    shutil.copytree(
+        Path(__file__).parent / "fixtures" / "query" / "pyapp", root, dirs_exist_ok=True
+    )
+    db = index_tree(root)
+    yield db
+    db.close()

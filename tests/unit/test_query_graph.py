@@ -6,14 +6,10 @@ read off its source, not off what the code happened to return.
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from conftest import IndexTree
 from repolens.query.graph import (
     SymbolLookupError,
     call_path,
@@ -27,18 +23,10 @@ from repolens.query.graph import (
     unresolved_calls,
 )
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "query" / "pyapp"
-
 
 @pytest.fixture(scope="module")
-def conn(
-    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
-) -> Iterator[sqlite3.Connection]:
-    root = tmp_path_factory.mktemp("pyapp")
-    shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
-    db = index_tree(root)
-    yield db
-    db.close()
+def conn(pyapp: sqlite3.Connection) -> sqlite3.Connection:
+    return pyapp
 
 
 def names(hits: list) -> set[tuple[str, str, int]]:  # type: ignore[type-arg]

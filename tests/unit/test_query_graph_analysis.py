@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,8 +18,6 @@ from repolens.query.graph import (
     import_cycles,
 )
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "query" / "pyapp"
-
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
@@ -32,14 +28,8 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def conn(
-    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
-) -> Iterator[sqlite3.Connection]:
-    root = tmp_path_factory.mktemp("pyapp")
-    shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
-    db = index_tree(root)
-    yield db
-    db.close()
+def conn(pyapp: sqlite3.Connection) -> sqlite3.Connection:
+    return pyapp
 
 
 # -- deps -------------------------------------------------------------------------------------
