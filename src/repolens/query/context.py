@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repolens.query.callpaths import CallPath, call_paths
 from repolens.query.graph import (
     EdgeHit,
     SymbolLookupError,
     SymbolRef,
-    call_path,
     callees,
     callers,
     find_symbol,
@@ -54,8 +54,6 @@ SEARCH_LIMIT = 20
 EXPAND_SEEDS = 6  # seeds whose callers and callees are explored
 NEIGHBOURS = 15  # callers / callees taken per explored symbol
 MAX_ITEMS = 14  # symbols in the answer's map
-PATH_PAIRS = 3  # top symbols between which call paths are searched
-PATH_DEPTH = 5
 ENTRY_LINES = 80  # code lines at most per entry point
 RELATED_LINES = 40
 MIN_LINES = 6  # fewer lines than this are not worth showing
@@ -94,17 +92,6 @@ class ContextItem:
     total_lines: int = 0  # the symbol's full span
     shown_in: str = ""  # a higher-ranked item whose code already shows these lines
     members: list[SymbolRef] = field(default_factory=list)  # a long class: what it holds
-
-
-@dataclass(frozen=True, slots=True)
-class CallPath:
-    """A chain of calls: ``start`` then each hop (the symbol reached, at a call site)."""
-
-    start: SymbolRef
-    hops: list[EdgeHit]
-
-    def ids(self) -> list[int]:
-        return [self.start.id, *(hop.symbol.id for hop in self.hops)]
 
 
 @dataclass(slots=True)
@@ -198,7 +185,7 @@ def build_context(
         ContextItem(c.symbol, round(score, 3), c.seed_score >= ENTRY_SHARE * top_seed > 0, c.why)
         for c, score in chosen
     ]
-    bundle.paths = _paths(conn, bundle.items, edges)
+    bundle.paths = call_paths(conn, [item.symbol for item in bundle.items], edges)
     _load_code(conn, bundle, read_lines)
     if not bundle.items and not bundle.passages:
         bundle.notes.append("nothing in the index matches this query")
@@ -385,73 +372,6 @@ def _rank(pool: dict[int, _Candidate], wants_tests: bool) -> list[tuple[_Candida
     scored = [(cand, weight(cand)) for cand in pool.values()]
     scored.sort(key=lambda p: (-p[1], not p[0].seed, p[0].symbol.file, p[0].symbol.line))
     return scored
-
-
-def _paths(
-    conn: sqlite3.Connection, items: list[ContextItem], edges: list[tuple[int, EdgeHit]]
-) -> list[CallPath]:
-    """Call chains among the chosen symbols: those the expansion already saw, then a
-    bounded path search between the top few that are not yet connected."""
-    chosen = {item.symbol.id: item.symbol for item in items}
-    paths = _chains(chosen, edges)
-    connected = {(p.ids()[0], p.ids()[-1]) for p in paths}
-    top = [i.symbol for i in items if i.symbol.kind != FILE_KIND][:PATH_PAIRS]
-    for src in top:
-        for dst in top:
-            if src.id == dst.id or (src.id, dst.id) in connected:
-                continue
-            hops = call_path(conn, src, dst, max_depth=PATH_DEPTH)
-            if hops:
-                paths.append(CallPath(src, hops))
-                connected.add((src.id, dst.id))
-    return _drop_contained(paths)[:6]
-
-
-def _chains(chosen: dict[int, SymbolRef], edges: list[tuple[int, EdgeHit]]) -> list[CallPath]:
-    """Longest simple chains (two hops or more) through chosen symbols only."""
-    out: dict[int, list[EdgeHit]] = {}
-    incoming: set[int] = set()
-    for source, hit in edges:
-        inside = source in chosen and hit.symbol.id in chosen and source != hit.symbol.id
-        if inside and all(h.symbol.id != hit.symbol.id for h in out.get(source, [])):
-            out.setdefault(source, []).append(hit)
-            incoming.add(hit.symbol.id)
-    starts = [sid for sid in out if sid not in incoming] or list(out)
-    chains: list[CallPath] = []
-    for start in starts:
-        best = _longest(start, out, [start])
-        if len(best) >= 2:
-            chains.append(CallPath(chosen[start], best))
-    return chains
-
-
-def _longest(node: int, out: dict[int, list[EdgeHit]], seen: list[int]) -> list[EdgeHit]:
-    best: list[EdgeHit] = []
-    if len(seen) > 6:
-        return best
-    for hit in out.get(node, []):
-        if hit.symbol.id in seen:
-            continue
-        tail = [hit, *_longest(hit.symbol.id, out, [*seen, hit.symbol.id])]
-        if len(tail) > len(best):
-            best = tail
-    return best
-
-
-def _drop_contained(paths: list[CallPath]) -> list[CallPath]:
-    """Drop a path whose symbols all appear, in order, inside a longer one."""
-    ordered = sorted(paths, key=lambda p: -len(p.hops))
-    kept: list[CallPath] = []
-    for path in ordered:
-        ids = path.ids()
-        if not any(_is_subsequence(ids, k.ids()) for k in kept):
-            kept.append(path)
-    return kept
-
-
-def _is_subsequence(small: list[int], big: list[int]) -> bool:
-    it = iter(big)
-    return all(x in it for x in small)
 
 
 def _load_code(conn: sqlite3.Connection, bundle: ContextBundle, read_lines: ReadLines) -> None:
