@@ -22,7 +22,7 @@ from repolens.index.embedding import (
 from repolens.parse import parse_source
 from repolens.parse.chunk import chunk_file
 from repolens.query.search import SearchResult, search
-from repolens.store.chunks import purge_deleted_chunks, write_chunks
+from repolens.store.chunks import insert_fts, purge_deleted_chunks, write_chunks
 from repolens.store.db import connect, transaction
 from repolens.store.embeddings import generation
 from repolens.store.graph import FileRecord, delete_file, graph_rows, upsert_file, write_graph
@@ -49,7 +49,12 @@ def index_file(conn: sqlite3.Connection, path: str, text: str) -> None:
         record = FileRecord(path, language, len(text), 0, str(hash(text)), "ok")
         file_id = upsert_file(conn, record, 0.0)
         symbol_ids = write_graph(conn, file_id, graph_rows(parsed)) if parsed else None
-        write_chunks(conn, file_id, path, language, chunk_file(text, language, parsed), symbol_ids)
+        insert_fts(
+            conn,
+            write_chunks(
+                conn, file_id, path, language, chunk_file(text, language, parsed), symbol_ids
+            ),
+        )
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from repolens.parse.chunk import Chunk
 from repolens.query import tokens
 from repolens.query.search import BM25_COLUMN_WEIGHTS, search
 from repolens.query.tokens import plan_terms
-from repolens.store.chunks import write_chunks
+from repolens.store.chunks import insert_fts, write_chunks
 from repolens.store.db import connect, transaction
 from repolens.store.graph import FileRecord, upsert_file
 
@@ -51,7 +51,9 @@ def conn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> sqlite3.Connection:
             named = i in (5, 200, 390)  # three functions named after gamma
             chunk = Chunk(1, 1, body(i), "function", 0 if named else None,
                           ("gamma_tool",) if named else ())  # fmt: skip
-            write_chunks(db, file_id, path, "python", [chunk], [i + 1] if named else None)
+            insert_fts(
+                db, write_chunks(db, file_id, path, "python", [chunk], [i + 1] if named else None)
+            )
     return db
 
 

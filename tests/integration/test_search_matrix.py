@@ -15,7 +15,7 @@ import pytest
 
 from repolens.parse.chunk import Chunk
 from repolens.store import vectors
-from repolens.store.chunks import text_hash, write_chunks
+from repolens.store.chunks import insert_fts, text_hash, write_chunks
 from repolens.store.db import connect, transaction
 from repolens.store.embeddings import store_vectors
 from repolens.store.graph import FileRecord, upsert_file
@@ -37,7 +37,7 @@ def build_store(data: Path, files: int = 30, per_file: int = 7) -> None:
                 Chunk(i * 3 + 1, i * 3 + 3, f"def f{f}_{i}(): pass\n", KINDS[(f + i) % 3], None)
                 for i in range(per_file)
             ]
-            write_chunks(conn, file_id, path, "python", chunks, None)
+            insert_fts(conn, write_chunks(conn, file_id, path, "python", chunks, None))
         windows = [
             (chunk_id, ordinal, text_hash(f"{chunk_id}/{ordinal}"))
             for (chunk_id,) in conn.execute("SELECT id FROM chunks ORDER BY id")

@@ -14,6 +14,7 @@ from repolens.query.search import search
 from repolens.store.chunks import (
     TOKENIZER_META_KEY,
     code_tokens,
+    insert_fts,
     name_tokens,
     path_tokens,
     purge_deleted_chunks,
@@ -39,7 +40,10 @@ def add_file(conn: sqlite3.Connection, path: str, bodies: list[str], names: list
         Chunk(i * 10 + 1, i * 10 + 5, body, "function", i, (name,))
         for i, (body, name) in enumerate(zip(bodies, names, strict=True))
     ]
-    write_chunks(conn, file_id, path, "python", chunks, [1000 + i for i in range(len(chunks))])
+    insert_fts(
+        conn,
+        write_chunks(conn, file_id, path, "python", chunks, [1000 + i for i in range(len(chunks))]),
+    )
     return file_id
 
 

@@ -12,7 +12,13 @@ from pathlib import Path
 
 from repolens.index.files import FileResult, FileTask, process_file
 from repolens.parse.chunk import Chunk
-from repolens.store.chunks import TokenizedChunk, purge_deleted_chunks, tokenized, write_chunks
+from repolens.store.chunks import (
+    TokenizedChunk,
+    insert_fts,
+    purge_deleted_chunks,
+    tokenized,
+    write_chunks,
+)
 from repolens.store.db import connect, transaction
 from repolens.store.graph import upsert_file, write_graph
 
@@ -58,7 +64,7 @@ def _store(db: sqlite3.Connection, tmp_path: Path, text: str, *, plain: bool) ->
     with transaction(db):
         file_id = upsert_file(db, result.record, 0.0)
         symbol_ids = write_graph(db, file_id, result.graph)
-        write_chunks(db, file_id, PATH, "python", chunks, symbol_ids)
+        insert_fts(db, write_chunks(db, file_id, PATH, "python", chunks, symbol_ids))
 
 
 def _snapshot(db: sqlite3.Connection) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:

@@ -9,7 +9,7 @@ import pytest
 
 from repolens.parse.chunk import Chunk
 from repolens.query.tokens import plan_terms
-from repolens.store.chunks import code_tokens, file_role, path_tokens, write_chunks
+from repolens.store.chunks import code_tokens, file_role, insert_fts, path_tokens, write_chunks
 from repolens.store.db import connect, transaction
 from repolens.store.graph import FileRecord, upsert_file
 
@@ -81,7 +81,12 @@ def conn(tmp_path: Path) -> sqlite3.Connection:
             body = f"def method{i}(self):\n    return self.value_{i}\n"
             if i == 7:
                 body += "def frobnicate_widget(self):\n    return self.parsing\n"
-            write_chunks(db, file_id, path, "python", [Chunk(1, 4, body, "function", None)], None)
+            insert_fts(
+                db,
+                write_chunks(
+                    db, file_id, path, "python", [Chunk(1, 4, body, "function", None)], None
+                ),
+            )
     return db
 
 

@@ -173,6 +173,7 @@ def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: Inde
         facts = file_facts(conn, known)
         before = _symbols_of(conn, known)
         rewritten: set[int] = set()
+        fts_rows: list[chunk_store.FtsRow] = []
         for result in batch:
             task = result.task
             if result.status == "unchanged":
@@ -187,9 +188,10 @@ def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: Inde
                 report.failed += 1
                 _count(report, result.status)
             else:
-                file_id = _write_file(conn, result, now)
+                file_id = _write_file(conn, result, now, fts_rows)
                 (rewritten if file_id in known else pending).add(file_id)
                 report.parsed += 1
+        chunk_store.insert_fts(conn, fts_rows)  # last: one FTS5 segment for the batch
         exact = _pending_exact(conn)
         if rewritten:
             exact |= edit_affected(conn, facts, rewritten)
@@ -197,16 +199,20 @@ def _store_batch(conn: sqlite3.Connection, batch: list[FileResult], report: Inde
         _save_pending(conn, exact | _drop_edges_into(conn, before), EXACT_KEY)
 
 
-def _write_file(conn: sqlite3.Connection, result: FileResult, now: float) -> int:
-    """Replace one file's row, graph facts, chunks and FTS rows (inside the caller's
-    transaction); returns its file id."""
+def _write_file(
+    conn: sqlite3.Connection, result: FileResult, now: float, fts_rows: list[chunk_store.FtsRow]
+) -> int:
+    """Replace one file's row, graph facts and chunks (inside the caller's transaction),
+    adding its chunks' FTS rows to ``fts_rows``; returns its file id."""
     assert result.record is not None
     task = result.task
     file_id = graph_store.upsert_file(conn, result.record, now)
     symbol_ids = graph_store.write_graph(conn, file_id, result.graph) if result.graph else None
     if symbol_ids is None:
         graph_store.clear_file_graph(conn, file_id)  # e.g. a file whose parse now fails
-    chunk_store.write_chunks(conn, file_id, task.path, task.language, result.chunks, symbol_ids)
+    fts_rows += chunk_store.write_chunks(
+        conn, file_id, task.path, task.language, result.chunks, symbol_ids
+    )
     return file_id
 
 

@@ -28,6 +28,9 @@ TOKENIZER_META_KEY = "fts_tokenizer"
 MIN_TOKEN = 2
 MAX_TOKEN = 64
 
+FtsRow = tuple[int, str, str, str]
+"""A chunk's FTS row: its id, body tokens, name tokens, path tokens."""
+
 _WORD = re.compile(r"\w+(?:-\w+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _KEBAB_PART = re.compile(r"[^\W\d_]\w+")
@@ -149,18 +152,23 @@ def write_chunks(
     language: str,
     chunks: list[Chunk],
     symbol_ids: list[int] | None,
-) -> None:
-    """Replace the file's chunks and their FTS rows (inside the caller's transaction).
+) -> list[FtsRow]:
+    """Replace the file's chunks (inside the caller's transaction) and return their FTS
+    rows, which the caller hands to :func:`insert_fts` before it commits.
 
-    ``symbol_ids`` are the stored ids of ``parsed.symbols`` in order (``None`` when the
-    file has no parse); a chunk's ``symbol_index`` is looked up in it. Chunks made by
-    :func:`tokenized` are not tokenised again.
+    The rows are returned rather than inserted because FTS5 writes its pending terms out
+    as a new index segment at the start of every later write statement: inserted file by
+    file, a full index made one small segment per file and then spent a third of its
+    write time flushing and merging them. ``symbol_ids`` are the stored ids of
+    ``parsed.symbols`` in order (``None`` when the file has no parse); a chunk's
+    ``symbol_index`` is looked up in it. Chunks made by :func:`tokenized` are not
+    tokenised again.
     """
     ensure_tokenizer(conn)
     conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     purge_deleted_chunks(conn)
     if not chunks:
-        return
+        return []
     role = file_role(path, chunks[0].text)
     path_terms = " ".join(path_tokens(path))
     columns = [_fts_columns(chunk) for chunk in chunks]
@@ -179,13 +187,16 @@ def write_chunks(
         ],
     )  # fmt: skip
     ids = conn.execute("SELECT id FROM chunks WHERE file_id = ? ORDER BY ordinal", (file_id,))
-    conn.executemany(
-        "INSERT INTO chunks_fts(rowid, body, names, path) VALUES (?,?,?,?)",
-        [
-            (id_, body, names, path_terms)
-            for (id_,), (body, names, _) in zip(ids, columns, strict=True)
-        ],
-    )
+    return [
+        (id_, body, names, path_terms)
+        for (id_,), (body, names, _) in zip(ids, columns, strict=True)
+    ]
+
+
+def insert_fts(conn: sqlite3.Connection, rows: list[FtsRow]) -> None:
+    """Index chunk rows for BM25: the rows :func:`write_chunks` returned, for any number
+    of files at once (inside the transaction that wrote their chunks)."""
+    conn.executemany("INSERT INTO chunks_fts(rowid, body, names, path) VALUES (?,?,?,?)", rows)
 
 
 def _symbol_id(symbol_ids: list[int] | None, index: int | None) -> int | None:
