@@ -142,3 +142,6 @@ def _render(results: list[SearchResult]) -> None:
             number = str(result.start_line + offset).rjust(width)
             console.print(f"  [dim]{number}[/] {escape(line)}", highlight=False)
         console.print()
+
+
+COMMANDS = [search_command]
