@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _common import Measure, load_line, median, run_measured, tree_size
+from _common import Measure, compile_bytecode, load_line, median, run_measured, tree_size
 
 CODEGRAPH = "@colbymchenry/codegraph@1.6.1"
 CODEGRAPH_ENV = {"CODEGRAPH_TELEMETRY": "0", "DO_NOT_TRACK": "1", "CODEGRAPH_NO_DAEMON": "1"}
@@ -324,6 +324,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/codegraph-bench"))
     args = parser.parse_args()
     names = [n.strip() for n in args.only.split(",") if n.strip()]
+    compile_bytecode()
     print(
         f"start: {load_line()}. Shared machine: other jobs run alongside, so wall times "
         f"are pessimistic and noisy; CPU seconds and memory are the steadier figures."
