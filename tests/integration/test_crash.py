@@ -17,6 +17,7 @@ import os
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -84,6 +85,11 @@ def touch(root: Path, rng: random.Random) -> None:
         os.utime(path, ns=(stamp, stamp))
 
 
+def _index_names(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+    return {row[0] for row in rows}
+
+
 def tree_key(root: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for path in sorted(root.rglob("*.py")):
@@ -102,6 +108,8 @@ def test_sigkill_at_random_points_then_update_matches_clean_index(tmp_path: Path
     assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
     full_run = time.perf_counter() - started
 
+    with connect(tmp_path / "schema.db") as schema:
+        schema_indexes = _index_names(schema)
     killed_mid_run = 0
     spent = {"kill": 0.0, "check": 0.0, "update": 0.0, "clean": 0.0}
     # how long an unkilled run of each kind takes, learnt from runs that ended before the kill
@@ -132,6 +140,7 @@ def test_sigkill_at_random_points_then_update_matches_clean_index(tmp_path: Path
             index_project(project, conn)
             mark = _lap(spent, "update", mark)
             check_consistency(conn)
+            assert _index_names(conn) == schema_indexes, "a bulk load's indexes were not restored"
             got = take_snapshot(conn)
         finally:
             conn.close()

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from repolens.store.db import StoreError, connect, latest_version, schema_version
+from repolens.store.db import (
+    DEFERRABLE_INDEXES,
+    StoreError,
+    connect,
+    deferred_indexes,
+    get_meta,
+    latest_version,
+    restore_indexes,
+    schema_version,
+)
 
 
 def test_new_store_is_wal_with_foreign_keys(tmp_path: Path) -> None:
@@ -98,3 +107,37 @@ def test_sigkill_mid_batch_leaves_whole_batches(tmp_path: Path, delay: float) ->
         "SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)"
     ).fetchone()[0]
     assert orphans == 0
+
+
+def _index_names(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+    return {row[0] for row in rows}
+
+
+def test_a_bulk_load_builds_its_deferred_indexes_again(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "index.db")
+    schema = _index_names(conn)
+    assert set(DEFERRABLE_INDEXES) <= schema
+    with deferred_indexes(conn):
+        assert _index_names(conn) == schema - set(DEFERRABLE_INDEXES)
+    assert _index_names(conn) == schema
+    with pytest.raises(RuntimeError), deferred_indexes(conn):
+        raise RuntimeError("a load that fails")
+    assert _index_names(conn) == schema
+
+
+def test_indexes_dropped_by_a_killed_bulk_load_are_restored(tmp_path: Path) -> None:
+    """The process dies inside the load (no ``finally`` runs): the next writer restores."""
+    path = tmp_path / "index.db"
+    schema = _index_names(connect(path))
+    code = (
+        "import os, sys\nfrom pathlib import Path\n"
+        "from repolens.store.db import connect, deferred_indexes\n"
+        "with deferred_indexes(connect(Path(sys.argv[1]))):\n    os._exit(3)\n"
+    )
+    assert subprocess.run([sys.executable, "-c", code, str(path)]).returncode == 3
+    conn = connect(path)
+    assert _index_names(conn) == schema - set(DEFERRABLE_INDEXES)
+    restore_indexes(conn)
+    assert _index_names(conn) == schema
+    assert get_meta(conn, "deferred_indexes") == ""

@@ -23,7 +23,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import closing
+from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +43,13 @@ from repolens.project import Project
 from repolens.resolve import affected_files, edit_affected, file_facts, resolve
 from repolens.store import chunks as chunk_store
 from repolens.store import graph as graph_store
-from repolens.store.db import get_meta, set_meta, transaction
+from repolens.store.db import (
+    deferred_indexes,
+    get_meta,
+    restore_indexes,
+    set_meta,
+    transaction,
+)
 
 BATCH_SIZE = 200
 PARALLEL_THRESHOLD = 64  # below this many files, process start-up costs more than it saves
@@ -376,12 +382,14 @@ def _index(
     _record_discovery(conn, discovery)
 
     _expire_other_extraction(conn)
+    restore_indexes(conn)  # dropped by a bulk load that was killed: the writes need them
     stored = _stored_files(conn)
     present = {found.path for found in discovery.files}
     report.removed = _remove(conn, [path for path in stored if path not in present])
     tasks = [t for f in discovery.files if (t := _task(f, stored.get(f.path)))]
     report.unchanged = len(discovery.files) - len(tasks)
-    _store_all(project, conn, tasks, report, progress, stop)
+    with deferred_indexes(conn) if not stored else nullcontext():  # first: a bulk load
+        _store_all(project, conn, tasks, report, progress, stop)
     report.timings["parse"] = time.perf_counter() - started - report.timings["discover"]
     _resolve_pending(project, conn, report, progress)
     with transaction(conn):
@@ -407,6 +415,7 @@ def update_paths(
         stop = _stop_check(should_stop, writer)
         started = time.perf_counter()
         report = IndexReport()
+        restore_indexes(conn)
         files = expand_paths(project, conn, rel_paths)
         report.discovered = len(files)
         tasks, gone = _plan(project, conn, files, report)
