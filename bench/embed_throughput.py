@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import statistics
 import sysconfig
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from repolens.config import usable_cores
 from repolens.embed.local import DEFAULT_BATCH_TOKENS, LocalProvider
@@ -110,6 +112,30 @@ def sentence_transformers_embed(
     return embed
 
 
+def gemm_floor_ms(model_dir: Path, lengths: list[int]) -> tuple[float, float]:
+    """The least CPU a float32 forward pass can take per window on this machine: the
+    model's matrix-product FLOPs for these windows, over one core's measured GEMM rate.
+    Returns (ms per window, GFLOP/s). Any float32 implementation, ours or torch's, spends
+    at least this; only lower precision (int8, bf16) could go below it."""
+    config = json.loads((model_dir / "config.json").read_text())
+    hidden, inner = config["hidden_size"], config["intermediate_size"]
+    layers = config["num_hidden_layers"]
+    flops = sum(
+        layers * n * (2 * (4 * hidden * hidden + 2 * hidden * inner) + 4 * n * hidden)
+        for n in lengths
+    )
+    a = np.random.default_rng(0).random((256, hidden), dtype=np.float32)
+    b = np.random.default_rng(1).random((hidden, inner), dtype=np.float32)
+    out = np.empty((256, inner), dtype=np.float32)
+    np.matmul(a, b, out=out)
+    runs, start = 0, time.process_time()
+    while time.process_time() - start < 0.5:
+        np.matmul(a, b, out=out)
+        runs += 1
+    rate = 2 * 256 * hidden * inner * runs / (time.process_time() - start)
+    return flops / rate * 1000 / len(lengths), rate / 1e9
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=300)
@@ -144,6 +170,13 @@ def main() -> None:
     print(
         f"ratio ours / st: {our_rate / ref_rate:.2f}x median windows/s, {best_ratio:.2f}x best,"
         f" {cpu_ratio:.2f}x less CPU"
+    )
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    lengths = [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
+    floor, rate = gemm_floor_ms(model_dir, lengths)
+    print(
+        f"float32 floor: {floor:.0f} ms CPU per window (the model's GEMM FLOPs at this core's"
+        f" {rate:.0f} GFLOP/s); st is within {statistics.median(ref.cpu_ms) / floor:.2f}x of it"
     )
     ours_vectors, ref_vectors = timings["repolens numpy"].vectors, ref.vectors
     assert ours_vectors is not None and ref_vectors is not None
