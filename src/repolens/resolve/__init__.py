@@ -12,10 +12,12 @@ leaves the same edges as resolving everything.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,7 +89,7 @@ def resolve(
 
     ``workers``: processes that may answer references (see ``parallel``), each first
     running ``worker_init``. Answers are written as they come, so they never pile up."""
-    with transaction(conn):
+    with _collector_paused(), transaction(conn):
         project = load_project(conn)
         ctx = build_context(project, root)
         stats = ResolveStats(files=0, refs=0, resolved=0, edges=0)
@@ -109,6 +111,22 @@ def resolve(
         forget(conn, done)  # their import targets and answers were rewritten
         write_modules(conn, ctx)
     return stats
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Keep Python's cyclic garbage collector from running during a resolve. A run builds
+    millions of small acyclic objects (rows, values, memo entries), and every collection
+    walks all of them for next to no garbage: measured, a quarter of a serial sympy run and
+    a third of loading its tables. What a run leaves in cycles (layout modules and their
+    parents) is collected once the collector is back."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _resolve_files(

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from repolens.resolve.project import (
     CALLABLE_KINDS,
@@ -32,23 +33,28 @@ from repolens.resolve.project import (
     chunked,
 )
 
+# Rows are read in table order and sorted here by the trailing columns: walking an index
+# instead costs a B-tree seek per row, and the sort is nearly free on rows that are
+# mostly in order already.
 SYMBOLS = (
     "SELECT id, file_id, parent_id, kind, name, qualified_name, start_line, end_line,"
-    " is_exported, is_static, decorators, return_type, signature FROM symbols{where}"
-    " ORDER BY file_id, start_line, start_col, id"
+    " is_exported, is_static, decorators, return_type,"
+    f" CASE WHEN kind IN ({','.join(repr(k) for k in sorted(CALLABLE_KINDS))})"
+    " THEN signature ELSE '' END, start_col FROM symbols{where}"
 )
+SYMBOLS_ORDER = itemgetter(1, 6, 13, 0)  # file, start line, start column, id
 IMPORTS = (
     "SELECT id, file_id, module, name, alias, level, line, is_wildcard, is_reexport,"
-    " target_file_id, target_symbol_id FROM imports{where} ORDER BY file_id, line, id"
+    " target_file_id, target_symbol_id FROM imports{where}"
 )
-BINDINGS = (
-    "SELECT file_id, scope_id, name, type_name, line, from_call FROM bindings{where}"
-    " ORDER BY file_id, line, rowid"
-)
+IMPORTS_ORDER = itemgetter(1, 6, 0)  # file, line, id
+BINDINGS = "SELECT file_id, scope_id, name, type_name, line, from_call, rowid FROM bindings{where}"
+BINDINGS_ORDER = itemgetter(0, 4, 6)  # file, line, rowid
 BASES = (
     "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason"
-    " FROM refs WHERE kind IN ('extends', 'implements'){where} ORDER BY file_id, line, col, id"
+    " FROM refs WHERE kind IN ('extends', 'implements'){where}"
 )
+BASES_ORDER = itemgetter(1, 6, 7, 0)  # file, line, column, id
 
 
 @dataclass(slots=True)
@@ -102,37 +108,44 @@ def forget(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> None:
 
 
 def _read(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] | None) -> None:
-    for row in _select(conn, SYMBOLS, ids):
-        sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig = row
+    for row in _sorted(conn, SYMBOLS, SYMBOLS_ORDER, ids):
+        sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig, _ = row
         out[fid].syms.append(
             Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
-                decos, ret, sig if kind in CALLABLE_KINDS else "")
+                decos, ret, sig)
         )  # fmt: skip
-    for iid, fid, module, name, alias, level, line, wildcard, reexport, tfile, tsym in _select(
-        conn, IMPORTS, ids
+    for iid, fid, module, name, alias, level, line, wildcard, reexport, tfile, tsym in _sorted(
+        conn, IMPORTS, IMPORTS_ORDER, ids
     ):
         out[fid].imports.append(
             ImportRow(iid, fid, module, name, alias, level, line, bool(wildcard), bool(reexport),
                       tfile, tsym)
         )  # fmt: skip
-    for fid, scope, name, type_name, line, from_call in _select(conn, BINDINGS, ids):
+    for fid, scope, name, type_name, line, from_call, _ in _sorted(
+        conn, BINDINGS, BINDINGS_ORDER, ids
+    ):
         out[fid].bindings.append(BindingRow(fid, scope, name, type_name, line, bool(from_call)))
-    for row in _select(conn, BASES, ids):
+    for row in _sorted(conn, BASES, BASES_ORDER, ids):
         out[row[1]].bases.append(RefRow(*row))
 
 
-def _select(conn: sqlite3.Connection, sql: str, ids: list[int] | None) -> Iterator[tuple]:
-    """Rows of ``sql`` for the files ``ids`` (every file when None), as plain tuples:
-    ``sqlite3.Row`` costs several times more per row on bulk reads."""
+def _sorted(
+    conn: sqlite3.Connection, sql: str, order: itemgetter[tuple], ids: list[int] | None
+) -> list[tuple]:
+    """Rows of ``sql`` for the files ``ids`` (every file when None) as plain tuples
+    (``sqlite3.Row`` costs several times more per row on bulk reads), sorted by ``order``."""
     cur = conn.cursor()
     cur.row_factory = None
     if ids is None:
-        yield from cur.execute(sql.format(where=""))
-        return
-    for chunk in chunked(ids):
-        marks = ",".join("?" * len(chunk))
-        clause = f" AND file_id IN ({marks})" if "WHERE" in sql else f" WHERE file_id IN ({marks})"
-        yield from cur.execute(sql.format(where=clause), chunk)
+        rows = cur.execute(sql.format(where="")).fetchall()
+    else:
+        rows = []
+        for chunk in chunked(ids):
+            marks = ",".join("?" * len(chunk))
+            clause = "AND" if "WHERE" in sql else "WHERE"
+            rows += cur.execute(sql.format(where=f" {clause} file_id IN ({marks})"), chunk)
+    rows.sort(key=order)
+    return rows
 
 
 def load_project(conn: sqlite3.Connection) -> Project:
@@ -140,10 +153,10 @@ def load_project(conn: sqlite3.Connection) -> Project:
     unchanged files reused, see the module doc)."""
     files: dict[int, FileRow] = {}
     stamps: dict[int, float] = {}
-    for fid, path, language, module, exports, stamp in _select(
-        conn,
-        "SELECT id, path, language, module, exports, indexed_at FROM files ORDER BY path",
-        None,
+    cur = conn.cursor()
+    cur.row_factory = None
+    for fid, path, language, module, exports, stamp in cur.execute(
+        "SELECT id, path, language, module, exports, indexed_at FROM files ORDER BY path"
     ):
         files[fid] = FileRow(
             fid, path, language, module, tuple(n for n in exports.split("\n") if n), 0
