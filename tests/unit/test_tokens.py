@@ -9,7 +9,16 @@ import pytest
 
 from repolens.parse.chunk import Chunk
 from repolens.query.tokens import plan_terms
-from repolens.store.chunks import code_tokens, file_role, insert_fts, path_tokens, write_chunks
+from repolens.store.chunks import (
+    code_tokens,
+    file_role,
+    insert_fts,
+    name_stream,
+    name_tokens,
+    path_tokens,
+    token_stream,
+    write_chunks,
+)
 from repolens.store.db import connect, transaction
 from repolens.store.graph import FileRecord, upsert_file
 
@@ -27,10 +36,20 @@ from repolens.store.graph import FileRecord, upsert_file
         ("MAX_RETRIES", ["max_retries", "max", "retries"]),
         ("x = a-b; i-1", []),  # one-character names and arithmetic are not tokens
         ("naïve_café", ["naïve_café", "naïve", "café"]),
+        ("--dry-run well-known- a--b", ["dry_run", "dry", "run", "well_known", "well", "known"]),
+        # non-ASCII characters that are not word characters still separate words
+        ("fooBar→bazQux", ["foobar", "foo", "bar", "bazqux", "baz", "qux"]),
+        ("naïve…x\u00a0getId", ["naïve", "getid", "get", "id"]),
     ],
 )
 def test_code_tokens_split_and_keep_whole(text: str, expected: list[str]) -> None:
     assert code_tokens(text) == expected
+
+
+@pytest.mark.parametrize("text", ["getUserName(self.repo_id)", "fooBar→bazQux", "a--b", ""])
+def test_token_streams_are_the_tokens_joined(text: str) -> None:
+    assert token_stream(text) == " ".join(code_tokens(text))
+    assert name_stream(f"Repo.save::{text}") == " ".join(name_tokens(f"Repo.save::{text}"))
 
 
 def test_code_tokens_keep_repeats_for_term_frequency() -> None:

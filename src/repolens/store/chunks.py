@@ -17,8 +17,6 @@ import hashlib
 import re
 import sqlite3
 from dataclasses import dataclass, fields
-from functools import lru_cache
-from itertools import chain
 
 from repolens.parse.chunk import Chunk
 from repolens.store.db import get_meta, set_meta
@@ -32,6 +30,11 @@ FtsRow = tuple[int, str, str, str]
 """A chunk's FTS row: its id, body tokens, name tokens, path tokens."""
 
 _WORD = re.compile(r"\w+(?:-\w+)*")
+_RUN = re.compile(r"[\w-]")
+# ASCII bytes that are in no word become spaces; a run between spaces holds whole words
+_RUN_BYTES = bytes(b if b > 127 or _RUN.fullmatch(chr(b)) else 0x20 for b in range(256))
+_ONE_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+|\d+")  # what ``_CAMEL`` never splits
+_RUN_MEMO_MAX = 131072
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _KEBAB_PART = re.compile(r"[^\W\d_]\w+")
 
@@ -58,11 +61,41 @@ def code_tokens(text: str) -> list[str]:
     """Lowercase tokens of code or prose: each identifier whole and split into its parts
     (camelCase, PascalCase, snake_case, kebab-case, digits). One-character tokens and
     over-long ones (hashes, base64) are dropped."""
-    return list(chain.from_iterable(map(_word_tokens, _WORD.findall(text))))
+    return token_stream(text).split()  # no token holds a space
 
 
-@lru_cache(maxsize=131072)
+def token_stream(text: str) -> str:
+    """``" ".join(code_tokens(text))``: what an FTS column stores.
+
+    Tokenising is a large part of indexing, so the words are not found one by one with a
+    regex: ASCII bytes that belong to no word become spaces (a C-speed byte translation),
+    ``split`` cuts the text into runs, and the tokens of each distinct run are computed
+    once per process (code repeats its identifiers). A run may still hold non-ASCII
+    characters that are not word characters; ``_WORD`` finds the words inside it.
+    """
+    runs = text.encode("utf-8", "surrogatepass").translate(_RUN_BYTES)
+    return " ".join(
+        filter(None, map(_run_tokens.__getitem__, runs.decode("utf-8", "surrogatepass").split()))
+    )
+
+
+class _RunTokens(dict[str, str]):
+    """Run -> its tokens joined by spaces ("" when none), filled on first use."""
+
+    def __missing__(self, run: str) -> str:
+        if len(self) >= _RUN_MEMO_MAX:
+            self.clear()  # bounded: a long-lived process sees unbounded vocabularies
+        tokens = " ".join(t for word in _WORD.findall(run) for t in _word_tokens(word))
+        self[run] = tokens
+        return tokens
+
+
+_run_tokens = _RunTokens()
+
+
 def _word_tokens(word: str) -> tuple[str, ...]:
+    if _ONE_PIECE.fullmatch(word):  # most words: no case change, no digits, no `_`
+        return _keep((word.lower(),))
     if "-" in word:
         parts = word.split("-")
         if all(_KEBAB_PART.fullmatch(part) for part in parts):
@@ -96,7 +129,12 @@ def path_tokens(path: str) -> list[str]:
 
 def name_tokens(names: str) -> list[str]:
     """Tokens of qualified names (``Repo.save`` gives ``repo``, ``save``)."""
-    return code_tokens(names.replace(".", " ").replace("::", " "))
+    return name_stream(names).split()
+
+
+def name_stream(names: str) -> str:
+    """``" ".join(name_tokens(names))``."""
+    return token_stream(names.replace(".", " ").replace("::", " "))
 
 
 def file_role(path: str, head: str) -> str:
@@ -130,10 +168,13 @@ class TokenizedChunk(Chunk):
     hash: str = ""
 
 
+_CHUNK_FIELDS = tuple(f.name for f in fields(Chunk))
+
+
 def tokenized(chunk: Chunk) -> TokenizedChunk:
     """``chunk`` with its FTS columns and text hash computed now."""
     body, names, digest = _fts_columns(chunk)
-    own = {f.name: getattr(chunk, f.name) for f in fields(Chunk)}
+    own = {name: getattr(chunk, name) for name in _CHUNK_FIELDS}
     return TokenizedChunk(**own, fts_body=body, fts_names=names, hash=digest)
 
 
@@ -141,8 +182,7 @@ def _fts_columns(chunk: Chunk) -> tuple[str, str, str]:
     """The FTS ``body`` and ``names`` token streams and the text hash of ``chunk``."""
     if isinstance(chunk, TokenizedChunk):
         return chunk.fts_body, chunk.fts_names, chunk.hash
-    body = " ".join(code_tokens(chunk.text))
-    return body, " ".join(name_tokens("\n".join(chunk.names))), text_hash(chunk.text)
+    return token_stream(chunk.text), name_stream("\n".join(chunk.names)), text_hash(chunk.text)
 
 
 def write_chunks(
@@ -208,7 +248,7 @@ def _symbol_id(symbol_ids: list[int] | None, index: int | None) -> int | None:
 def _insert_fts(conn: sqlite3.Connection, rowid: int, text: str, names: str, path: str) -> None:
     conn.execute(
         "INSERT INTO chunks_fts(rowid, body, names, path) VALUES (?,?,?,?)",
-        (rowid, " ".join(code_tokens(text)), " ".join(name_tokens(names)), path),
+        (rowid, token_stream(text), name_stream(names), path),
     )
 
 
@@ -220,7 +260,7 @@ def purge_deleted_chunks(conn: sqlite3.Connection) -> int:
         conn.execute(
             "INSERT INTO chunks_fts(chunks_fts, rowid, body, names, path)"
             " VALUES ('delete', ?, ?, ?, ?)",
-            (row_id, " ".join(code_tokens(text)), " ".join(name_tokens(names)), path_terms),
+            (row_id, token_stream(text), name_stream(names), path_terms),
         )
     if gone:
         conn.execute("DELETE FROM chunks_fts_gone")
