@@ -89,7 +89,19 @@ def resolve(
 
     ``workers``: processes that may answer references (see ``parallel``), each first
     running ``worker_init``. Answers are written as they come, so they never pile up."""
-    with _collector_paused(), transaction(conn):
+    with _collector_paused():  # and back only once the run's objects are gone
+        return _resolve(conn, root, file_ids, exact, workers, worker_init)
+
+
+def _resolve(
+    conn: sqlite3.Connection,
+    root: Path,
+    file_ids: Collection[int] | None,
+    exact: Collection[int],
+    workers: int,
+    worker_init: Callable[[], None] | None,
+) -> ResolveStats:
+    with transaction(conn):
         project = load_project(conn)
         ctx = build_context(project, root)
         stats = ResolveStats(files=0, refs=0, resolved=0, edges=0)
