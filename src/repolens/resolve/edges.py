@@ -21,41 +21,59 @@ from repolens.resolve import ladder, members, receivers
 from repolens.resolve.base import PROVENANCE_RANK
 from repolens.resolve.context import Context
 from repolens.resolve.ladder import Outcome
-from repolens.resolve.project import CALLABLE_KINDS, CLASS_KINDS, FileRow, ImportRow, RefRow, Sym
+from repolens.resolve.project import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    FileRow,
+    ImportRow,
+    RefRow,
+    RefTuple,
+    Sym,
+    ref_row,
+)
 
 log = logging.getLogger(__name__)
 
 # source, target, kind, file, line, col, confidence, provenance, metadata
 EdgeRow = tuple[int, int, str, int, int, int, float, str, str]
+# a reference whose answer changed: resolved, reason, id, and whether ``resolved`` flipped
+Answer = tuple[int, str, int, bool]
 
 
 @dataclass(slots=True)
 class FileResult:
     edges: list[EdgeRow] = field(default_factory=list)
-    refs: list[tuple[int, str, int]] = field(default_factory=list)  # changed: resolved, reason, id
+    refs: list[Answer] = field(default_factory=list)
     imports: list[tuple[int | None, int | None, int]] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # one per unresolved reference
 
 
-def resolve_file(ctx: Context, file: FileRow, refs: list[RefRow]) -> FileResult:
-    """Resolve one file's references, overrides and imports."""
+def resolve_file(ctx: Context, file: FileRow, refs: list[RefTuple]) -> FileResult:
+    """Resolve one file's references (rows as read), overrides and imports.
+
+    Most references repeat an answer already found (see ``ladder.resolve_ref``), so a
+    row is looked up by its key first and made a ``RefRow`` only when it needs the ladder:
+    a big project's rows are mostly never turned into objects."""
     result = FileResult()
     seen: set[tuple[int, int, str, int, int]] = set()
-    for ref in refs:
-        outcome = _outcome(ctx, ref)
+    outcomes = ctx.outcomes
+    for row in refs:
+        ref_id, file_id, source_id, kind, name, receiver, line, col, resolved, reason = row
+        outcome = outcomes.get((file_id, source_id, kind, name, receiver))
+        if outcome is None:
+            outcome = _outcome(ctx, ref_row(row))
         for hit in outcome.hits:
-            key = (ref.source_id, hit.target.id, hit.kind, ref.line, ref.col)
+            key = (source_id, hit.target.id, hit.kind, line, col)
             if key not in seen:
                 seen.add(key)
                 result.edges.append(
-                    (*key[:3], file.id, ref.line, ref.col, hit.confidence, hit.provenance,
-                     hit.metadata)
-                )  # fmt: skip
-        if not outcome.hits:
+                    (*key[:3], file.id, line, col, hit.confidence, hit.provenance, hit.metadata)
+                )
+        answer = 1 if outcome.hits else 0
+        if not answer:
             result.reasons.append(outcome.reason)
-        answer = (1 if outcome.hits else 0, outcome.reason)
-        if answer != (ref.resolved, ref.reason):
-            result.refs.append((*answer, ref.id))
+        if answer != resolved or outcome.reason != reason:
+            result.refs.append((answer, outcome.reason, ref_id, answer != resolved))
     result.edges.extend(_overrides(ctx, file))
     used = {ctx.sym(e[1]).file_id for e in result.edges}
     result.edges.extend(_imports(ctx, file, used, result))

@@ -24,7 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from repolens.resolve.context import Context
 from repolens.resolve.edges import FileResult, resolve_file
-from repolens.resolve.project import RefRow, RefTuple, refs_by_file
+from repolens.resolve.project import RefTuple, refs_by_file
 
 MIN_PARALLEL_REFS = 8000
 """Below this many references a fork costs more than it saves."""
@@ -88,7 +88,7 @@ def _slices(counts: dict[int, int], file_ids: Sequence[int], count: int) -> list
 
 
 def _resolve_slice(
-    ctx: Context, by_file: dict[int, list[RefRow]], file_ids: Sequence[int]
+    ctx: Context, by_file: dict[int, list[RefTuple]], file_ids: Sequence[int]
 ) -> dict[int, FileResult]:
     files = ctx.project.files
     return {fid: resolve_file(ctx, files[fid], by_file.get(fid, [])) for fid in file_ids}

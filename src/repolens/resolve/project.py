@@ -145,28 +145,19 @@ def ref_counts(conn: sqlite3.Connection, file_ids: Collection[int]) -> dict[int,
     return counts
 
 
-def refs_by_file(rows: Iterable[RefTuple]) -> dict[int, list[RefRow]]:
-    """Reference rows grouped by file, their strings interned."""
-    by_file: dict[int, list[RefRow]] = {}
+def refs_by_file(rows: Iterable[RefTuple]) -> dict[int, list[RefTuple]]:
+    """Reference rows grouped by file."""
+    by_file: dict[int, list[RefTuple]] = {}
     for row in rows:
-        by_file.setdefault(row[1], []).append(_ref_row(*row))
+        by_file.setdefault(row[1], []).append(row)
     return by_file
 
 
-def _ref_row(
-    id: int,
-    file_id: int,
-    source_id: int,
-    kind: str,
-    name: str,
-    receiver: str | None,
-    line: int,
-    col: int,
-    resolved: int,
-    reason: str,
-) -> RefRow:
-    """A row whose strings are interned: SQLite returns a new string per row, and a big
-    project's references repeat a few thousand names hundreds of thousands of times."""
+def ref_row(row: RefTuple) -> RefRow:
+    """A row's record, its strings interned: SQLite returns a new string per row, and the
+    answers remembered per reference would otherwise each keep their own copies of a few
+    thousand names repeated hundreds of thousands of times."""
+    id, file_id, source_id, kind, name, receiver, line, col, resolved, reason = row
     return RefRow(
         id, file_id, source_id, intern(kind), intern(name),
         None if receiver is None else intern(receiver), line, col, resolved, intern(reason),

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Collection
 
 from repolens.resolve.context import Context
-from repolens.resolve.edges import FileResult
+from repolens.resolve.edges import Answer, FileResult
 from repolens.resolve.project import chunked
 
 
@@ -33,10 +33,7 @@ def write_results(conn: sqlite3.Connection, results: dict[int, FileResult], ctx:
         " provenance, metadata) VALUES (?,?,?,?,?,?,?,?,?)",
         [edge for fid in sorted(results) for edge in results[fid].edges],
     )
-    conn.executemany(
-        "UPDATE refs SET resolved = ?, reason = ? WHERE id = ?",
-        [row for r in results.values() for row in r.refs],
-    )
+    _write_answers(conn, [answer for r in results.values() for answer in r.refs])
     imports = {imp.id: imp for fid in results for imp in ctx.project.imports.get(fid, ())}
     conn.executemany(
         "UPDATE imports SET target_file_id = ?, target_symbol_id = ? WHERE id = ?",
@@ -47,6 +44,24 @@ def write_results(conn: sqlite3.Connection, results: dict[int, FileResult], ctx:
             if (imports[row[2]].target_file_id, imports[row[2]].target_symbol_id) != row[:2]
         ],
     )
+
+
+def _write_answers(conn: sqlite3.Connection, answers: list[Answer]) -> None:
+    """Record changed reference answers, many references per statement: there are few
+    distinct answers, and one statement per reference costs twice as much on a big run.
+    ``resolved`` is set only where it flips: setting it re-indexes the row (the partial
+    index of unresolved names) even when the value stays."""
+    by_answer: dict[tuple[int, str, bool], list[int]] = {}
+    for resolved, reason, ref_id, flipped in answers:
+        by_answer.setdefault((resolved, reason, flipped), []).append(ref_id)
+    for (resolved, reason, flipped), ids in by_answer.items():
+        for chunk in chunked(ids):
+            marks = ",".join("?" * len(chunk))
+            if flipped:
+                sql, params = "UPDATE refs SET resolved = ?, reason = ?", [resolved, reason]
+            else:
+                sql, params = "UPDATE refs SET reason = ?", [reason]
+            conn.execute(f"{sql} WHERE id IN ({marks})", [*params, *chunk])
 
 
 def write_modules(conn: sqlite3.Connection, ctx: Context) -> None:
