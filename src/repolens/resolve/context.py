@@ -27,6 +27,7 @@ from repolens.resolve.project import FileRow, ImportRow, Project, Sym
 
 if TYPE_CHECKING:  # the ladder builds on this module
     from repolens.resolve.ladder import Outcome
+    from repolens.resolve.namematch import Guess
 
 # file, source symbol, kind, name, receiver: all a line-independent answer depends on
 RefKey = tuple[int, int, str, str, str | None]
@@ -90,6 +91,7 @@ class Context:
     parameters: dict[int, frozenset[str]] = field(default_factory=dict)  # function -> names
     import_results: dict[int, ImportResult] = field(default_factory=dict)
     outcomes: dict[RefKey, Outcome] = field(default_factory=dict)  # see the module doc
+    guesses: dict[tuple[int, str, str, bool], Guess] = field(default_factory=dict)  # namematch
     line_choices: int = 0  # lookups whose answer depended on the line asked about
     imports: Memo[int, Value] = field(init=False)  # import id -> what it binds
     targets: Memo[int, tuple[Value, str | None]] = field(init=False)  # import id -> module

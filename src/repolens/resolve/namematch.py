@@ -11,6 +11,7 @@ confidence, and never for names that builtin containers and streams have (``appe
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from repolens.resolve import members
 from repolens.resolve.base import LanguageSpec, Value
@@ -36,6 +37,18 @@ TEST_PATH = re.compile(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Guess:
+    """The candidates for a name referred to from a file (a function of the file, the
+    name, the reference kind and whether it is a method call), remembered: a few names
+    recur thousands of times. Only a reference from inside a candidate (excluded as its
+    own answer) differs from the remembered ``value``."""
+
+    placed: list[tuple[Sym, int]]  # candidate, tier; in the project's symbol order
+    ids: set[int]
+    value: Value
+
+
 def is_test_path(path: str) -> bool:
     return TEST_PATH.search(path) is not None
 
@@ -48,9 +61,24 @@ def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Val
     kinds = (METHOD_KINDS if method else BARE_KINDS).get(ref.kind)
     if not kinds:
         return Value("none", reason="unknown")
+    key = (ref.file_id, ref.kind, name, method)
+    guess = ctx.guesses.get(key)
+    if guess is None:
+        placed = _placed(ctx, ref, spec, kinds, method)
+        guess = ctx.guesses[key] = Guess(placed, {s.id for s, _ in placed}, _best(placed, method))
+    if ref.source_id in guess.ids:  # `self.sock.send()` inside `send` delegates elsewhere
+        return _best(guess.placed, method, ref.source_id)
+    return guess.value
+
+
+def _best(placed: list[tuple[Sym, int]], method: bool, exclude: int | None = None) -> Value:
+    """The only candidate of the best tier (overloads and accessor pairs count once)."""
     tiers: dict[int, list[Sym]] = {}
-    for sym in _candidates(ctx, ref, spec, kinds, method):
-        tiers.setdefault(_tier(ctx, ref, sym), []).append(sym)
+    seen: set[tuple[int, str]] = set()
+    for sym, tier in placed:
+        if sym.id != exclude and (sym.file_id, sym.qname) not in seen:
+            seen.add((sym.file_id, sym.qname))
+            tiers.setdefault(tier, []).append(sym)
     if not tiers:
         return Value("none", reason="unknown")
     tier = max(tiers)
@@ -61,24 +89,21 @@ def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Val
     return members.symbol_value(best[0], round(confidence, 3), "name-match")
 
 
-def _candidates(
+def _placed(
     ctx: Context, ref: RefRow, spec: LanguageSpec, kinds: frozenset[str], method: bool
-) -> list[Sym]:
+) -> list[tuple[Sym, int]]:
+    """Same-named symbols the reference could mean, each with its tier."""
     from_test = is_test_path(ctx.file(ref.file_id).path)
-    found: dict[tuple[int, str], Sym] = {}  # overloads and accessor pairs count once
+    found: list[tuple[Sym, int]] = []
     for sym in ctx.project.by_name.get(ref.name, ()):
-        if (
-            sym.kind not in kinds
-            or ctx.spec_of.get(sym.file_id) is not spec
-            or sym.id == ref.source_id
-        ):
-            continue  # `self.sock.send()` inside `send` delegates elsewhere
+        if sym.kind not in kinds or ctx.spec_of.get(sym.file_id) is not spec:
+            continue
         if sym.file_id != ref.file_id and not _visible(ctx, ref, sym, spec, method, from_test):
             continue
         if sym.kind in FUNCTION_KINDS and _is_nested(ctx, sym):
             continue
-        found.setdefault((sym.file_id, sym.qname), sym)
-    return list(found.values())
+        found.append((sym, _tier(ctx, ref, sym)))
+    return found
 
 
 def _visible(
