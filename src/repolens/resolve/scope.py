@@ -108,8 +108,10 @@ def _local(
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
     if bindings:
         return Value("local", binding=_pick_binding(ctx, bindings, line))
-    if sym.kind in CALLABLE_KINDS and name in _parameters(ctx, sym):
-        return Value("local")  # an untyped parameter: shadows globals, type unknown
+    # an untyped parameter shadows globals, its type unknown; only a name its signature
+    # spells can be one, so most lookups never read the signature
+    if sym.kind in CALLABLE_KINDS and name in sym.signature and name in _parameters(ctx, sym):
+        return Value("local")
     return None
 
 
