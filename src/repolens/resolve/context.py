@@ -88,6 +88,7 @@ class Context:
     )
     imported_files: dict[int, set[int]] = field(default_factory=dict)
     constructors: dict[int, Sym | None] = field(default_factory=dict)  # class -> its own
+    inits: dict[int, Value | None] = field(default_factory=dict)  # class -> what `cls()` runs
     parameters: dict[int, frozenset[str]] = field(default_factory=dict)  # function -> names
     import_results: dict[int, ImportResult] = field(default_factory=dict)
     outcomes: dict[RefKey, Outcome] = field(default_factory=dict)  # see the module doc

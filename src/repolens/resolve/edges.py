@@ -85,11 +85,11 @@ def _outcome(ctx: Context, ref: RefRow) -> Outcome:
     try:
         return ladder.resolve_ref(ctx, ref)
     except RecursionError:  # a pathological chain of definitions
-        return Outcome(reason="unknown")
+        return ladder.unresolved("unknown")
     except Exception:
         path = ctx.file(ref.file_id).path
         log.warning("cannot resolve %s at %s:%d", ref.name, path, ref.line, exc_info=True)
-        return Outcome(reason="unknown")
+        return ladder.unresolved("unknown")
 
 
 def _overrides(ctx: Context, file: FileRow) -> list[EdgeRow]:

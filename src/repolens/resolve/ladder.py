@@ -10,6 +10,7 @@ defines for it (``__init__``, ``constructor``, possibly inherited), so that "who
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from repolens.resolve import members, namematch, receivers, scope
@@ -56,6 +57,13 @@ class Hit:
 class Outcome:
     hits: tuple[Hit, ...] = ()
     reason: str = ""  # why there are no hits
+
+
+@functools.cache
+def unresolved(reason: str) -> Outcome:
+    """The outcome of a reference without edges: one object per reason, as most
+    references end in one of a handful of reasons and each answer is remembered."""
+    return Outcome(reason=reason)
 
 
 def definition_scope(ctx: Context, ref: RefRow) -> tuple[int, int | None]:
@@ -180,7 +188,7 @@ def resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
 def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
     spec = ctx.spec_of.get(ref.file_id)
     if spec is None:
-        return Outcome(reason="unknown")
+        return unresolved("unknown")
     value, receiver = evaluate(ctx, ref)
     if value.kind == "none":
         if receiver is None and value.reason == "unknown":
@@ -208,15 +216,15 @@ def base_value(ctx: Context, ref: RefRow) -> Value:
 def finish(ctx: Context, ref: RefRow, value: Value) -> Outcome:
     """Edges for what the reference denotes, if its kind fits the reference."""
     if value.kind == "none":
-        return Outcome(reason=value.reason or "unknown")
+        return unresolved(value.reason or "unknown")
     if value.kind == "module":
         files = value.module.files if value.module is not None else []
         if ref.kind == "references" and files:
             target = ctx.sym(ctx.file(files[0]).symbol)
             return Outcome((Hit(target, "references", value.confidence, value.provenance),))
-        return Outcome(reason="unknown")
+        return unresolved("unknown")
     if value.sym is None or (value.kind != "class" and value.kind != "symbol"):
-        return Outcome(reason="dynamic")
+        return unresolved("dynamic")
     sym, kind = value.sym, ref.kind
     hit = Hit(sym, kind, round(value.confidence, 3), value.provenance)
     if sym.kind in CLASS_KINDS:
@@ -229,7 +237,7 @@ def finish(ctx: Context, ref: RefRow, value: Value) -> Outcome:
         return Outcome((Hit(sym, kind, hit.confidence, hit.provenance),))
     fits = FITS.get(kind)
     if fits is not None and sym.kind not in fits:
-        return Outcome(reason="dynamic" if kind == "calls" else "unknown")
+        return unresolved("dynamic" if kind == "calls" else "unknown")
     return Outcome((hit,))
 
 

@@ -329,7 +329,20 @@ def field_binding(ctx: Context, cls: Sym, name: str) -> Value | None:
 
 def constructor(ctx: Context, cls: Sym, *, skip_self: bool = False) -> Value | None:
     """The constructor that instantiating ``cls`` runs (or, with ``skip_self``, that its
-    ``super(...)`` runs), if the project defines one."""
+    ``super(...)`` runs), if the project defines one. What instantiating runs is kept per
+    class (every call of a class asks), unless its ancestry was cut short on the way."""
+    if skip_self:
+        return _constructor(ctx, cls, skip_self=True)
+    if cls.id in ctx.inits:
+        return ctx.inits[cls.id]
+    cuts = ctx.cycles.cuts
+    found = _constructor(ctx, cls, skip_self=False)
+    if ctx.cycles.cuts == cuts:
+        ctx.inits[cls.id] = found
+    return found
+
+
+def _constructor(ctx: Context, cls: Sym, *, skip_self: bool) -> Value | None:
     order, _ = mro(ctx, cls)
     for owner in order[1:] if skip_self else order:
         assert owner.sym is not None
