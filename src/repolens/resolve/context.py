@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
 from repolens.resolve.base import (
     NONE_UNKNOWN,
@@ -34,6 +34,8 @@ RefKey = tuple[int, int, str, str, str | None]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+P = ParamSpec("P")
+_MISSING: Any = object()  # a memo's values may be None
 
 MAX_ACTIVE = 64  # nested lookups in flight before a chain counts as a cycle
 
@@ -55,9 +57,13 @@ class Memo(Generic[K, V]):
         self._done: dict[K, V] = {}
         self._active: set[K] = set()
 
-    def get(self, key: K, compute: Callable[[], V]) -> V:
-        if key in self._done:
-            return self._done[key]
+    def get(self, key: K, compute: Callable[P, V], *args: P.args, **kwargs: P.kwargs) -> V:
+        """The value for ``key``, from ``compute(*args, **kwargs)`` the first time. The
+        arguments come apart rather than in a closure: most calls are answered from the
+        memo, and then nothing is built."""
+        found = self._done.get(key, _MISSING)
+        if found is not _MISSING:
+            return found
         cycles = self._cycles
         if key in self._active or cycles.active >= MAX_ACTIVE:
             cycles.cuts += 1
@@ -66,7 +72,7 @@ class Memo(Generic[K, V]):
         self._active.add(key)
         cycles.active += 1
         try:
-            value = compute()
+            value = compute(*args, **kwargs)
         finally:
             self._active.discard(key)
             cycles.active -= 1

@@ -80,7 +80,7 @@ def pick(syms: list[Sym], line: int | None = None) -> Sym:
 
 def import_value(ctx: Context, imp: ImportRow) -> Value:
     """What an import binds: a module, a symbol, or why it is not in the project."""
-    return ctx.imports.get(imp.id, lambda: _import_value(ctx, imp))
+    return ctx.imports.get(imp.id, _import_value, ctx, imp)
 
 
 def import_target(ctx: Context, imp: ImportRow) -> Value:
@@ -89,7 +89,7 @@ def import_target(ctx: Context, imp: ImportRow) -> Value:
 
 
 def _target(ctx: Context, imp: ImportRow) -> tuple[Value, str | None]:
-    return ctx.targets.get(imp.id, lambda: _compute_target(ctx, imp))
+    return ctx.targets.get(imp.id, _compute_target, ctx, imp)
 
 
 def _compute_target(ctx: Context, imp: ImportRow) -> tuple[Value, str | None]:
@@ -133,7 +133,7 @@ def module_spec(ctx: Context, module: Module) -> LanguageSpec | None:
 def module_member(ctx: Context, module: Module, name: str) -> Value | None:
     """A module's member ``name``: its own definition, a name it imports (when its
     language re-exports imports), a wildcard re-export, or a submodule."""
-    return ctx.members.get((id(module), name), lambda: _module_member(ctx, module, name))
+    return ctx.members.get((id(module), name), _module_member, ctx, module, name)
 
 
 def _module_member(ctx: Context, module: Module, name: str) -> Value | None:
@@ -193,7 +193,7 @@ def wildcard_member(ctx: Context, imp: ImportRow, name: str) -> Value | None:
 def bases(ctx: Context, cls: Sym) -> list[Value]:
     """A class's direct bases in declaration order (``none`` values for bases outside the
     project or unknown), resolved where the class is defined."""
-    return ctx.bases.get(cls.id, lambda: _bases(ctx, cls))
+    return ctx.bases.get(cls.id, _bases, ctx, cls)
 
 
 def _bases(ctx: Context, cls: Sym) -> list[Value]:
@@ -221,7 +221,7 @@ def parts(ctx: Context, cls: Sym) -> list[Sym]:
 def mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:
     """The class and its ancestors, depth first, left to right, each once, each as sure as
     the chain that reached it; and whether some ancestor lies outside the project."""
-    return ctx.mros.get(cls.id, lambda: _mro(ctx, cls))
+    return ctx.mros.get(cls.id, _mro, ctx, cls)
 
 
 def _mro(ctx: Context, cls: Sym) -> tuple[list[Value], bool]:

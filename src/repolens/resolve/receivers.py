@@ -48,7 +48,7 @@ def enclosing_class(ctx: Context, scope_id: int | None) -> Sym | None:
 def impl_owner(ctx: Context, method: Sym) -> Sym | None:
     """The type a method declared away from it belongs to: ``Type.method`` names it, as
     seen from the method's file (its package first, then what the file imports)."""
-    return ctx.owners.get(method.id, lambda: _impl_owner(ctx, method))
+    return ctx.owners.get(method.id, _impl_owner, ctx, method)
 
 
 def _impl_owner(ctx: Context, method: Sym) -> Sym | None:
@@ -232,7 +232,7 @@ def call_value(ctx: Context, value: Value) -> Value:
         return Value("instance", sym=value.sym).via(value)
     if value.kind == "symbol" and value.sym is not None and value.sym.kind in CALLABLE_KINDS:
         sym = value.sym
-        return ctx.returns.get(sym.id, lambda: _returns(ctx, sym)).via(value)
+        return ctx.returns.get(sym.id, _returns, ctx, sym).via(value)
     if value.kind in ("symbol", "local"):
         held = value_type(ctx, value)
         if held.kind == "class":
@@ -255,7 +255,7 @@ def _returns(ctx: Context, fn: Sym) -> Value:
 def binding_value(ctx: Context, binding: BindingRow) -> Value:
     """The type a binding states, evaluated where it is written."""
     key = (binding.file_id, binding.scope_id, binding.name, binding.line)
-    return ctx.bindings.get(key, lambda: _binding_value(ctx, binding))
+    return ctx.bindings.get(key, _binding_value, ctx, binding)
 
 
 def _binding_value(ctx: Context, binding: BindingRow) -> Value:

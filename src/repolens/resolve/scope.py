@@ -173,7 +173,7 @@ def module_scope(
         return NONE_UNKNOWN
     if line is None and exclude is None:  # the common case: a use inside a function
         key = (file.id, name)
-        return ctx.globals.get(key, lambda: _module_scope(ctx, file, spec, name, None, None))
+        return ctx.globals.get(key, _module_scope, ctx, file, spec, name, None, None)
     return _module_scope(ctx, file, spec, name, line, exclude)
 
 
