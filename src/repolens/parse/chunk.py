@@ -13,6 +13,7 @@ longer than a chunk (minified code) is itself cut into consecutive pieces.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -87,10 +88,11 @@ class _Doc:
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        self.lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-        self.offsets = [0]
-        for line in self.lines:
-            self.offsets.append(self.offsets[-1] + len(line) + 1)
+        if "\r" in text:
+            lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        self.lines = lines
+        # offsets[k]: characters (each line's newline counted) before line k + 1
+        self.offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
 
     @property
     def count(self) -> int:
@@ -259,10 +261,11 @@ def _is_heading(stripped: str) -> bool:
 
 def _trivial(doc: _Doc, unit: _Unit) -> bool:
     """Only blank lines and closing brackets: not worth a chunk of its own."""
-    return all(
-        not line.strip() or set(line.strip()) <= _CLOSERS or line.strip() == "end"
-        for line in doc.lines[unit.start - 1 : unit.end]
-    )
+    for line in doc.lines[unit.start - 1 : unit.end]:
+        text = line.strip()
+        if text and text != "end" and not set(text) <= _CLOSERS:
+            return False
+    return True
 
 
 def _absorb_trivial(doc: _Doc, units: list[_Unit]) -> list[_Unit]:
@@ -270,9 +273,10 @@ def _absorb_trivial(doc: _Doc, units: list[_Unit]) -> list[_Unit]:
     out: list[_Unit] = []
     carry: int | None = None  # start of trivial lines waiting for a following unit
     for unit in units:
-        if _trivial(doc, unit) and out:
+        trivial = _trivial(doc, unit)
+        if trivial and out:
             out[-1].end = unit.end
-        elif _trivial(doc, unit):
+        elif trivial:
             carry = unit.start if carry is None else carry
         else:
             if carry is not None:
@@ -314,15 +318,11 @@ def _split_lines(doc: _Doc, start: int, end: int) -> Iterator[tuple[int, int, st
 
 
 def _furthest_fit(doc: _Doc, first: int, end: int) -> int:
-    limit = first
-    while (
-        limit < end
-        and limit + 1 - first < MAX_LINES
-        and doc.chars(first, limit + 1) <= MAX_CHARS
-        and doc.chars(limit + 1, limit + 1) <= MAX_CHARS
-    ):
-        limit += 1
-    return limit
+    """The last line (at least ``first``, at most ``end``) of the longest run from ``first``
+    that fits; a line too long on its own never fits, as no run holding it does."""
+    budget = doc.offsets[first - 1] + MAX_CHARS + 1  # chars(first, n) <= MAX_CHARS
+    longest = bisect.bisect_right(doc.offsets, budget) - 1
+    return max(first, min(end, first + MAX_LINES - 1, longest))
 
 
 def _best_cut(doc: _Doc, first: int, limit: int) -> int:
