@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
+import sys
 import time
 from pathlib import Path
+from types import FrameType
 
 from repolens.parse import parse_source
 from repolens.resolve import resolve
@@ -87,3 +90,77 @@ def test_repeats_keep_their_lines_and_rebindings_split_them(tmp_path: Path) -> N
         ("use", 31, "calls", "helper", 18),  # a function runs after both definitions
         ("use", 32, "calls", "helper", 18),
     ]
+
+
+GUESSED = {
+    "wire.py": "class Wire:\n    def deliver(self):\n        pass\n",
+    "client.py": """\
+def first(conn):
+    conn.deliver()
+
+
+class Client:
+    def deliver(self, conn):
+        conn.deliver()
+
+
+def last(conn):
+    conn.deliver()
+""",
+}
+
+
+def test_a_guess_is_shared_save_from_inside_a_candidate(tmp_path: Path) -> None:
+    """``conn.deliver()`` on an untyped receiver is guessed by name (once per file and
+    name); from inside ``Client.deliver`` that method is no candidate, whichever
+    reference was guessed first."""
+    assert _edges(_index(tmp_path, GUESSED)) == [
+        ("first", 2, "calls", "Client.deliver", 6),  # same file beats same directory
+        ("Client.deliver", 7, "calls", "Wire.deliver", 2),
+        ("last", 11, "calls", "Client.deliver", 6),
+    ]
+
+
+def test_a_remembered_receiver_serves_every_name_of_its_scope_only(tmp_path: Path) -> None:
+    """``y`` is evaluated once per scope: it serves ``run`` and ``stop`` alike in
+    ``again``, and is a different ``y`` in ``other``."""
+    source = SOURCE.replace("class B:\n", "class B:\n    def stop(self):\n        pass\n\n")
+    source += "\n\ndef again():\n    y = B()\n    y.run()\n    y.stop()\n    y.run()\n"
+    source += "\n\ndef other():\n    y = A()\n    y.run()\n"
+    edges = _edges(_index(tmp_path, {"app.py": source}))
+    assert [e[2:4] for e in edges if e[0] == "again"] == [
+        ("instantiates", "B"), ("calls", "B.run"), ("calls", "B.stop"), ("calls", "B.run"),
+    ]  # fmt: skip
+    assert [e[2:4] for e in edges if e[0] == "other"] == [("instantiates", "A"), ("calls", "A.run")]
+
+
+def test_no_collection_runs_inside_a_resolve(tmp_path: Path) -> None:
+    """Collections during a run would walk every object it built for next to no garbage;
+    the collector is back on afterwards."""
+    conn = _index(tmp_path, {"app.py": SOURCE})
+    inside: list[bool] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            inside.append(_resolving(sys._getframe()))
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(1)  # collect on every allocation the collector is allowed to see
+    gc.callbacks.append(seen)
+    try:
+        resolve(conn, tmp_path)
+    finally:
+        gc.callbacks.remove(seen)
+        gc.set_threshold(*thresholds)
+    assert inside and not any(inside)  # collections ran, but none during the run
+    assert gc.isenabled()
+
+
+def _resolving(frame: FrameType | None) -> bool:
+    """Whether the run's body (``repolens.resolve._resolve``) is on the stack."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "_resolve" and code.co_filename.endswith("resolve/__init__.py"):
+            return True
+        frame = frame.f_back
+    return False

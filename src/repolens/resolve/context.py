@@ -4,8 +4,9 @@ Every answer is a pure function of the stored facts, so a full and an incrementa
 the same edges. Memos must keep that true: a value computed while a cycle was cut short
 (``A`` re-exports from ``B`` which re-exports from ``A``) depends on where the walk
 started, so it is returned but never remembered. Likewise a reference's answer is
-remembered for its (file, source, kind, name, receiver) only when no choice on the way
-depended on its line (``line_choices``: a name bound twice in the scope that answered).
+remembered for its (file, source, kind, name, receiver), and a receiver's value for its
+scope, only when no choice on the way depended on its line (``line_choices``: a name
+bound twice in the scope that answered).
 """
 
 from __future__ import annotations
@@ -98,6 +99,8 @@ class Context:
     parameters: dict[int, frozenset[str]] = field(default_factory=dict)  # function -> names
     import_results: dict[int, ImportResult] = field(default_factory=dict)
     outcomes: dict[RefKey, Outcome] = field(default_factory=dict)  # see the module doc
+    # (file, scope, receiver text, in a type position) -> its value, remembered alike
+    receivers: dict[tuple[int, int, str, bool], Value] = field(default_factory=dict)
     guesses: dict[tuple[int, str, str, bool], Guess] = field(default_factory=dict)  # namematch
     line_choices: int = 0  # lookups whose answer depended on the line asked about
     imports: Memo[int, Value] = field(init=False)  # import id -> what it binds

@@ -95,16 +95,30 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
             ctx, file, scope_id, ref.name, ref.line, exclude, types_only=types_only
         )
         return value, None
-    receiver = receivers.eval_receiver(
-        ctx, file, scope_id, ref.receiver, ref.line, types_only=types_only
-    )
-    receiver = receivers.value_type(ctx, receiver)
+    receiver = _receiver(ctx, file, scope_id, ref.receiver, ref.line, types_only)
     if receiver.kind == "none":
         return receiver, receiver
     value = receivers.attribute(ctx, receiver, ref.name)
     if value.kind == "none" and receiver.kind == "instance":
         value = _extension(ctx, file, scope_id, ref, receiver) or value
     return value, receiver
+
+
+def _receiver(
+    ctx: Context, file: FileRow, scope_id: int, text: str, line: int, types_only: bool
+) -> Value:
+    """What a receiver holds. References in one scope share receivers (``self.repo.get``,
+    ``self.repo.put``), so the value is remembered like an answer (see ``resolve_ref``)."""
+    key = (file.id, scope_id, text, types_only)
+    known = ctx.receivers.get(key)
+    if known is not None:
+        return known
+    choices, cuts = ctx.line_choices, ctx.cycles.cuts
+    value = receivers.eval_receiver(ctx, file, scope_id, text, line, types_only=types_only)
+    value = receivers.value_type(ctx, value)
+    if ctx.line_choices == choices and ctx.cycles.cuts == cuts:
+        ctx.receivers[key] = value
+    return value
 
 
 def _extension(
