@@ -111,3 +111,18 @@ def test_script_imports_its_sibling_but_package_modules_do_not(tmp_path: Path) -
     assert target(tree, "tools/run.py", module="helpers") == "tools.helpers"
     # inside a package, `import logging` is the standard library, not pkg/logging.py
     assert target(tree, "pkg/user.py", module="logging") == "external"
+
+
+def test_a_statement_answered_once_still_means_what_each_file_sees(tmp_path: Path) -> None:
+    """Absolute imports are answered once per statement and script directory: the same
+    ``import helpers`` reaches each script's own sibling, and ``import pkg.sub`` binds
+    ``pkg`` unless aliased."""
+    scripts = ["a/run.py", "a/helpers.py", "b/run.py", "b/helpers.py"]
+    tree = Tree(tmp_path, dict.fromkeys([*scripts, "pkg/__init__.py", "pkg/sub.py"], ""), "python")
+    assert target(tree, "a/run.py", module="helpers") == "a.helpers"
+    assert target(tree, "b/run.py", module="helpers") == "b.helpers"
+    bound = tree.resolve("a/run.py", "pkg.sub").module
+    aliased = tree.resolve("b/run.py", "pkg.sub", alias="s").module
+    assert bound is not None and bound.key == "pkg"
+    assert aliased is not None and aliased.key == "pkg.sub"
+    assert target(tree, "a/run.py", module="pkg", name="sub") == "pkg:sub"

@@ -143,11 +143,20 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
             scripts[start] = d
         return scripts[start]
 
+    absolute: dict[tuple[str, str, str | None, bool, bool], ImportResult] = {}
+
     def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
         if imp.level:
             return _relative(file, imp)
+        # the same statements recur across a project's files: answer each once
+        key = (script_dir(file), imp.module, imp.name, bool(imp.alias), imp.is_wildcard)
+        if key not in absolute:
+            absolute[key] = _absolute(key[0], imp)
+        return absolute[key]
+
+    def _absolute(scripts_dir: str, imp: ImportRow) -> ImportResult:
         dotted, first = imp.module, imp.module.split(".")[0]
-        for base in ("", script_dir(file)):
+        for base in ("", scripts_dir):
             module, top = by_path(base, dotted), by_path(base, first)
             if top is not None:
                 break
