@@ -231,13 +231,12 @@ def _module_moved(ctx: Context, imp: ImportRow) -> bool:
     result = ctx.import_result(imp)
     if result is None or result.module is None:
         return imp.target_file_id is not None
-    reachable = set((result.loads or result.module).files)
+    files = (result.loads or result.module).files
     child = result.module.children.get(result.path[0]) if result.path else None
-    if child is not None:
-        reachable.update(child.files)
+    more = child.files if child is not None else []
     if imp.target_file_id is None:
-        return bool(reachable)
-    return imp.target_file_id not in reachable
+        return bool(files or more)
+    return imp.target_file_id not in files and imp.target_file_id not in more
 
 
 def importers(ctx: Context, files: set[int]) -> set[int]:
