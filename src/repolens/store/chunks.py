@@ -80,12 +80,18 @@ def token_stream(text: str) -> str:
 
 
 class _RunTokens(dict[str, str]):
-    """Run -> its tokens joined by spaces ("" when none), filled on first use."""
+    """Run -> its tokens joined by spaces ("" when none), filled on first use.
+
+    Every distinct run of a process comes through here once, so this path is kept lean:
+    an ASCII run without a hyphen is one word as it is."""
 
     def __missing__(self, run: str) -> str:
         if len(self) >= _RUN_MEMO_MAX:
             self.clear()  # bounded: a long-lived process sees unbounded vocabularies
-        tokens = " ".join(t for word in _WORD.findall(run) for t in _word_tokens(word))
+        words = (run,) if run.isascii() and "-" not in run else _WORD.findall(run)
+        tokens = " ".join(
+            [t for word in words for t in _word_tokens(word) if MIN_TOKEN <= len(t) <= MAX_TOKEN]
+        )
         self[run] = tokens
         return tokens
 
@@ -93,31 +99,33 @@ class _RunTokens(dict[str, str]):
 _run_tokens = _RunTokens()
 
 
-def _word_tokens(word: str) -> tuple[str, ...]:
+def _word_tokens(word: str) -> list[str]:
+    """The tokens of one word, before one-character and over-long ones are dropped."""
     if _ONE_PIECE.fullmatch(word):  # most words: no case change, no digits, no `_`
-        return _keep((word.lower(),))
+        return [word.lower()]
     if "-" in word:
         parts = word.split("-")
+        tokens = [t for part in parts for t in _word_tokens(part)]
         if all(_KEBAB_PART.fullmatch(part) for part in parts):
-            whole = word.replace("-", "_").lower()
-            return _keep((whole, *(t for part in parts for t in _word_tokens(part))))
-        return tuple(t for part in parts for t in _word_tokens(part))
+            return [word.replace("-", "_").lower(), *tokens]
+        return tokens
     whole = word.lower()
-    parts = [p.lower() for segment in word.split("_") if segment for p in _split_segment(segment)]
-    return _keep((whole, *(part for part in parts if part != whole)))
+    tokens = [whole]
+    for segment in word.split("_"):
+        for part in _split_segment(segment) if segment else ():
+            part = part.lower()
+            if part != whole:
+                tokens.append(part)
+    return tokens
 
 
 def _split_segment(segment: str) -> list[str]:
     """camelCase and digit parts of one snake_case segment; a segment that splits keeps
     itself too (``v2``, ``utf8`` would otherwise vanish as one-character parts)."""
-    if not segment.isascii():
-        return [segment]
+    if not segment.isascii() or _ONE_PIECE.fullmatch(segment):
+        return [segment]  # one part: what ``_CAMEL`` would find, found cheaper
     pieces = _CAMEL.findall(segment) or [segment]
     return pieces if len(pieces) == 1 else [segment, *pieces]
-
-
-def _keep(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(t for t in tokens if MIN_TOKEN <= len(t) <= MAX_TOKEN)
 
 
 def path_tokens(path: str) -> list[str]:
