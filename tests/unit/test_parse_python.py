@@ -194,3 +194,27 @@ def test_large_generated_file() -> None:
     assert len(parsed.symbols) == 1000
     assert parsed.symbols[-1].start_line == 4996
     assert sum(r.kind == "calls" for r in parsed.references) == 1000
+
+
+def test_each_call_comes_from_the_innermost_scope_around_it() -> None:
+    src = (
+        b"a()\n"
+        b"class C:\n"
+        b"    def m(self):\n"
+        b"        def inner(): b()\n"
+        b"        c()\n"
+        b"    d()\n"
+        b"    def n(self): e()\n"
+        b"f()\n"
+    )
+    parsed = parse_source("m.py", "python", src)
+    names = {i: s.qualified_name for i, s in enumerate(parsed.symbols)}
+    calls = [(r.name, names.get(r.source)) for r in parsed.references if r.kind == "calls"]
+    assert calls == [
+        ("a", None),
+        ("b", "C.m.inner"),
+        ("c", "C.m"),
+        ("d", "C"),
+        ("e", "C.n"),
+        ("f", None),
+    ]

@@ -12,7 +12,7 @@ further down follows that type, so that parents always precede their children.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -59,9 +59,21 @@ class SymbolTable:
     _ends: list[int]
     _scope_parent: list[int]
     _scope_symbol: list[int]
+    # The answer only changes where a scope starts or ends, so it is computed once for
+    # each such boundary: a lookup (one per reference) is then a single bisection.
+    _bounds: list[int] = field(init=False)
+    _inner: list[int | None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._bounds = sorted({*self._starts, *self._ends})
+        self._inner = [self._innermost(byte) for byte in self._bounds]
 
     def enclosing(self, byte: int) -> int | None:
         """Index of the innermost scope symbol containing ``byte`` (None: module level)."""
+        i = bisect.bisect_right(self._bounds, byte) - 1
+        return self._inner[i] if i >= 0 else None
+
+    def _innermost(self, byte: int) -> int | None:
         j = bisect.bisect_right(self._starts, byte) - 1
         while j >= 0 and self._ends[j] <= byte:
             j = self._scope_parent[j]
