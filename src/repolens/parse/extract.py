@@ -21,7 +21,6 @@ from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, LanguageSpec
 from repolens.parse.text import (
     expr_text,
-    node_text,
     short_text,
     split_last,
     split_qualified,
@@ -191,14 +190,15 @@ class _Matches:
 
     def value_ref(self, role: str, caps: Captures) -> None:
         node = caps[role][0]
-        if node.end_byte - node.start_byte > _REF_MAX:
+        start, end = node.start_byte, node.end_byte
+        if end - start > _REF_MAX:
             return  # an attribute of some long expression: not a callback's name
-        text = node_text(node, self.src)
+        text = self.src[start:end].decode("utf-8", "replace")
         if text in self.spec.skip_refs or not _DOTTED.fullmatch(text):
             return
         name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
         row, col = node.start_point
-        source = self.table.enclosing(node.start_byte)
+        source = self.table.enclosing(start)
         self.refs.append(Reference("references", name, row + 1, col, receiver, source))
 
     def binding(self, role: str, caps: Captures) -> None:
