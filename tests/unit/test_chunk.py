@@ -151,3 +151,17 @@ def test_long_file_without_parse_is_fully_covered() -> None:
     chunks = chunk_file(text, "text", None)
     assert_covered_and_bounded(text, chunks)
     assert len(chunks) >= 700 // MAX_LINES
+
+
+def test_pieces_fill_the_character_budget_exactly_and_ignore_crlf() -> None:
+    # 100 characters a line with its newline: 30 lines are 2999 characters, 31 too many
+    line = "y" * 99
+    text = "\n".join([line] * 100) + "\n"
+    chunks = chunk_file(text, "text", None)
+    assert_covered_and_bounded(text, chunks)
+    assert (chunks[0].start_line, chunks[0].end_line) == (1, MAX_CHARS // 100)
+    assert len(chunks[0].text) == MAX_CHARS - 1
+    crlf = chunk_file(text.replace("\n", "\r\n"), "text", None)
+    assert [(c.start_line, c.end_line, c.text) for c in crlf] == [
+        (c.start_line, c.end_line, c.text) for c in chunks
+    ]
