@@ -26,6 +26,9 @@ from repolens.resolve.params import parameter_names
         ("fn run(&mut self, f: fn(i64) -> String, (a, b): (i32, i32))", False,
          {"self", "f", "a", "b"}),
         ("def q(a='x)(,', b=\"y\\\"),(\", c: Map<K, V> = {}, d=`,`)", False, {"a", "b", "c", "d"}),
+        # parameters without brackets or quotes are split plainly
+        ("fn run(p: std::path::PathBuf, n: usize)", False, {"p", "n"}),
+        ("func f(a, b int, c ...string)", False, {"a", "b", "c"}),
     ],
 )  # fmt: skip
 def test_parameter_names(signature: str, name_last: bool, expected: set[str]) -> None:

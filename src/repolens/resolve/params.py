@@ -20,6 +20,7 @@ MODIFIERS = frozenset(
     }
 )  # fmt: skip
 OPEN, CLOSE, QUOTES = "([{<", ")]}>", "'\"`"
+_NESTING = re.compile(f"[{re.escape(QUOTES + OPEN + CLOSE)}]")
 
 
 def _top_level(text: str, targets: str) -> Iterator[tuple[int, int]]:
@@ -62,6 +63,8 @@ def _groups(text: str) -> list[str]:
 def _split(text: str, sep: str) -> list[str]:
     if sep not in text:
         return [text]
+    if _NESTING.search(text) is None:  # no brackets or quotes to see past (most parameters)
+        return text.split(sep)
     parts, start = [], 0
     for i, depth in _top_level(text, sep):
         if depth == 0 and text[i] == sep:
@@ -76,8 +79,10 @@ def _names(param: str, name_last: bool) -> list[str]:
     head = _split(param, "=")[0] if "=>" not in param else param
     if head.startswith(("{", "[", "(")):  # destructuring: every name in the pattern
         return IDENT.findall(_split(head, ":")[0])
-    if ":" in head and "::" not in _split(head, ":")[0]:
-        head = _split(head, ":")[0]
+    if ":" in head:
+        before = _split(head, ":")[0]
+        if "::" not in before:
+            head = before
     words = [w for w in IDENT.findall(head) if w not in MODIFIERS and not w.startswith("@")]
     words = [w for w in words if f"@{w}" not in head]  # Java annotations
     if not words:
