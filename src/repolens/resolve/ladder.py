@@ -70,9 +70,10 @@ def definition_scope(ctx: Context, ref: RefRow) -> tuple[int, int | None]:
     """Where a reference is evaluated, and a symbol it cannot mean. Bases and decorators
     are evaluated before the definition they belong to binds its name (``class Foo(Foo)``
     extends an imported ``Foo``), so they are looked up from the definition's parent."""
-    source = ctx.project.syms.get(ref.source_id)
-    if ref.kind in DEFINITION_KINDS and source is not None and source.parent_id is not None:
-        return source.parent_id, source.id
+    if ref.kind in DEFINITION_KINDS:
+        source = ctx.project.syms.get(ref.source_id)
+        if source is not None and source.parent_id is not None:
+            return source.parent_id, source.id
     return ref.source_id, None
 
 

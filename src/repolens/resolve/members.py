@@ -60,8 +60,10 @@ def without_companions(syms: list[Sym]) -> list[Sym]:
     """Same-named definitions less the companion objects of a class among them (Scala's
     ``object Order`` beside ``class Order``): the name denotes the class, and the
     companion's members are found through it (they share its qualified name)."""
+    if len(syms) < 2:  # most names: one definition
+        return syms
     classes = {s.qname for s in syms if s.kind in CLASS_KINDS and not s.is_static}
-    if not classes or len(syms) < 2:
+    if not classes:
         return syms
     return [s for s in syms if not (s.kind in CLASS_KINDS and s.is_static and s.qname in classes)]
 

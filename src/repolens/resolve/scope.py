@@ -9,6 +9,8 @@ force wins: the last before the use when the use runs at import time, else the l
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from repolens.resolve import members, receivers
 from repolens.resolve.base import NONE_BUILTIN, NONE_UNKNOWN, LanguageSpec, Value
 from repolens.resolve.context import Context
@@ -158,7 +160,7 @@ def module_table(ctx: Context, file: FileRow) -> dict[str, list[tuple[int, int, 
         if local:
             table.setdefault(local, []).append((imp.line, _NO_EXCLUDE, imp))
     for entries in table.values():
-        entries.sort(key=lambda entry: entry[0])
+        entries.sort(key=itemgetter(0))  # by line
     ctx.module_tables[file.id] = table
     return table
 
