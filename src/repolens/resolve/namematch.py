@@ -39,14 +39,15 @@ TEST_PATH = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Guess:
-    """The candidates for a name referred to from a file (a function of the file, the
-    name, the reference kind and whether it is a method call), remembered: a few names
-    recur thousands of times. Only a reference from inside a candidate (excluded as its
-    own answer) differs from the remembered ``value``."""
+    """The guess for a name referred to from a file (a function of the file, the name, the
+    reference kind and whether it is a method call), remembered: a few names recur
+    thousands of times. A reference from inside a candidate leaves that one out (it is no
+    answer to itself); a reference's enclosing symbol is in its own file, so only there
+    can a candidate be left out, and only then are the candidates kept."""
 
-    placed: list[tuple[Sym, int]]  # candidate, tier; in the project's symbol order
-    ids: set[int]
-    value: Value
+    value: Value  # the answer from outside every candidate
+    own: tuple[int, ...]  # the candidates in the referring file
+    placed: list[tuple[Sym, int]]  # candidate, tier (in the project's symbol order) if `own`
 
 
 def is_test_path(path: str) -> bool:
@@ -65,8 +66,9 @@ def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Val
     guess = ctx.guesses.get(key)
     if guess is None:
         placed = _placed(ctx, ref, spec, kinds, method)
-        guess = ctx.guesses[key] = Guess(placed, {s.id for s, _ in placed}, _best(placed, method))
-    if ref.source_id in guess.ids:  # `self.sock.send()` inside `send` delegates elsewhere
+        own = tuple(s.id for s, _ in placed if s.file_id == ref.file_id)
+        guess = ctx.guesses[key] = Guess(_best(placed, method), own, placed if own else [])
+    if ref.source_id in guess.own:  # `self.sock.send()` inside `send` delegates elsewhere
         return _best(guess.placed, method, ref.source_id)
     return guess.value
 
