@@ -9,11 +9,14 @@ from __future__ import annotations
 import ctypes
 import gc
 import hashlib
+import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Generator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from repolens.index.lock import forget_inherited
@@ -23,6 +26,8 @@ from repolens.parse.languages import SPEC_MODULES
 from repolens.parse.model import ParsedFile
 from repolens.store.chunks import tokenized
 from repolens.store.graph import FileRecord, GraphRows, graph_rows
+
+PARALLEL_THRESHOLD = 64  # below this many files, process start-up costs more than it saves
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,3 +148,20 @@ def _process(task: FileTask) -> FileResult:
     # tokenised here, in the worker: the single writer then only inserts
     chunks: list[Chunk] = [tokenized(chunk) for chunk in chunk_file(text, task.language, parsed)]
     return FileResult(task, "parsed", record, graph_rows(parsed) if parsed else None, chunks)
+
+
+def process_all(tasks: list[FileTask], workers: int) -> Generator[FileResult, None, None]:
+    """``process_file`` over ``tasks`` on ``workers`` processes, results in task order."""
+    if len(tasks) < PARALLEL_THRESHOLD or workers <= 1:
+        yield from map(process_file, tasks)
+        return
+    context = multiprocessing.get_context()
+    direct = context.get_start_method() != "forkserver"
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=init_worker,
+        initargs=(os.getpid(), direct),
+    )  # fmt: skip
+    try:
+        yield from pool.map(process_file, tasks, chunksize=8)
+    finally:  # on a stop, files not yet started are dropped, not parsed for nothing
+        pool.shutdown(wait=True, cancel_futures=True)

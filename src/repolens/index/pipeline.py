@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import functools
 import json
-import multiprocessing
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +35,7 @@ from repolens.discover import (
     is_ignored_path,
 )
 from repolens.index import lock
-from repolens.index.files import FileResult, FileTask, init_worker, process_file
+from repolens.index.files import FileResult, FileTask, init_worker, process_all
 from repolens.parse import EXTRACTION_VERSION
 from repolens.project import Project
 from repolens.resolve import affected_files, edit_affected, file_facts, resolve
@@ -52,7 +50,6 @@ from repolens.store.db import (
 )
 
 BATCH_SIZE = 200
-PARALLEL_THRESHOLD = 64  # below this many files, process start-up costs more than it saves
 PENDING_KEY = "pending_resolve"  # files whose reach resolve must still widen
 EXACT_KEY = "pending_exact"  # files already widened from the edit's delta
 EXTRACTION_KEY = "extraction_version"  # EXTRACTION_VERSION of the stored facts
@@ -123,22 +120,6 @@ def _task(found: DiscoveredFile, known: Stored | None) -> FileTask | None:
 def _workers(project: Project) -> int:
     """Processes for parsing and resolving: the setting, else one per usable core."""
     return int(project.settings.workers) or usable_cores()
-
-
-def _results(tasks: list[FileTask], workers: int) -> Generator[FileResult, None, None]:
-    if len(tasks) < PARALLEL_THRESHOLD or workers <= 1:
-        yield from map(process_file, tasks)
-        return
-    context = multiprocessing.get_context()
-    direct = context.get_start_method() != "forkserver"
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=init_worker,
-        initargs=(os.getpid(), direct),
-    )  # fmt: skip
-    try:
-        yield from pool.map(process_file, tasks, chunksize=8)
-    finally:  # on a stop, files not yet started are dropped, not parsed for nothing
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _batched(items: Iterable[FileResult], size: int) -> Iterator[list[FileResult]]:
@@ -299,7 +280,7 @@ def _store_all(
     """Process and store ``tasks`` batch by batch, checking for a stop after each."""
     workers = _workers(project)
     done = 0
-    with closing(_results(tasks, workers)) as results:
+    with closing(process_all(tasks, workers)) as results:
         for batch in _batched(results, BATCH_SIZE):
             _store_batch(conn, batch, report)
             done += len(batch)
