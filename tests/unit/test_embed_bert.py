@@ -126,6 +126,31 @@ def test_gelu_of_huge_inputs_is_relu() -> None:
     np.testing.assert_allclose(got, np.maximum(x, 0), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("spread", [1.0, 4.0])
+def test_attention_equals_plain_softmax_even_for_huge_scores(spread: float) -> None:
+    """Scores of +-300 (log2 units: the shifted path) and ordinary ones (the unshifted
+    path) both give softmax(2**scores) V, for sequences of 1, 2 and 50 tokens."""
+    heads, dim, lengths = 12, 32, np.array([1, 50, 2], dtype=np.int64)
+    rng = np.random.default_rng(7)
+    qkv = (rng.standard_normal((int(lengths.sum()), 3 * heads * dim)) * spread).astype(np.float32)
+    qkv[:, 2 * heads * dim :] /= spread  # values of ordinary size
+    starts = np.cumsum(lengths) - lengths
+    context = np.empty((len(qkv), heads * dim), dtype=np.float32)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        bert._attention(qkv, starts, lengths, heads, context)
+    q, k, v = qkv.reshape(-1, 3, heads, dim).transpose(1, 2, 0, 3)
+    for start, n in zip(starts, lengths, strict=True):
+        rows = slice(start, start + n)
+        # float32 scores, as ours (at +-400, float32 itself is off by 1e-4), softmax in float64
+        scores = (q[:, rows] @ k[:, rows].transpose(0, 2, 1)).astype(np.float64)
+        if n == 50:  # the shifted path, with scores far below the exp2 floor; or neither
+            assert (np.abs(scores).max() > 2 * 126) == (spread > 1)
+        probs = np.exp2(scores - scores.max(axis=-1, keepdims=True))
+        expected = (probs / probs.sum(axis=-1, keepdims=True)) @ v[:, rows].astype(np.float64)
+        got = context[rows].reshape(n, heads, dim).transpose(1, 0, 2)
+        np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
 def test_softmax_without_max_shift_equals_the_shifted_one(monkeypatch: pytest.MonkeyPatch) -> None:
     """Skipping the max subtraction (scores provably small) must not change any vector."""
     provider = LocalProvider(workers=1)
