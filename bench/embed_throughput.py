@@ -172,6 +172,8 @@ def main() -> None:
         f" {cpu_ratio:.2f}x less CPU"
     )
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.no_truncation()  # tokenizer.json pads and cuts every text to 128 word pieces
+    tokenizer.no_padding()
     lengths = [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
     floor, rate = gemm_floor_ms(model_dir, lengths)
     print(
