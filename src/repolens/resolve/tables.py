@@ -33,9 +33,8 @@ from repolens.resolve.project import (
     chunked,
 )
 
-# Rows are read in table order and sorted here by the trailing columns: walking an index
-# instead costs a B-tree seek per row, and the sort is nearly free on rows that are
-# mostly in order already.
+# Rows are read in table order and sorted here (each ``*_ORDER``): walking an index in
+# SQL instead costs a B-tree seek per row, and the sort is cheap on rows mostly in order.
 SYMBOLS = (
     "SELECT id, file_id, parent_id, kind, name, qualified_name, start_line, end_line,"
     " is_exported, is_static, decorators, return_type,"
