@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -91,8 +92,9 @@ class _Doc:
         if "\r" in text:
             lines = [line[:-1] if line.endswith("\r") else line for line in lines]
         self.lines = lines
-        # offsets[k]: characters (each line's newline counted) before line k + 1
-        self.offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+        # offsets[k]: characters before line k + 1, each line's newline counted (k of them)
+        lengths = itertools.accumulate(map(len, lines), initial=0)
+        self.offsets = list(map(operator.add, lengths, itertools.count()))
 
     @property
     def count(self) -> int:
