@@ -99,10 +99,19 @@ MISSING = LanguageSpec("nolang", "tree_sitter_does_not_exist", "", _no_refine, _
 BROKEN = LanguageSpec(
     "badquery", "tree_sitter_python", "(no_such_node) @def.function", _no_refine, _no_imports
 )
+BROKEN_TOP = LanguageSpec(
+    "badtop",
+    "tree_sitter_python",
+    "(function_definition name: (identifier) @name) @def.function",
+    _no_refine,
+    _no_imports,
+    top_query="(module (no_such_node) @def.variable)",
+)
 
 
 @pytest.mark.parametrize(
-    ("spec", "status"), [(MISSING, "missing: "), (BROKEN, "broken: QueryError")]
+    ("spec", "status"),
+    [(MISSING, "missing: "), (BROKEN, "broken: QueryError"), (BROKEN_TOP, "broken: QueryError")],
 )
 def test_missing_or_broken_grammar_is_reported_not_raised(
     monkeypatch: pytest.MonkeyPatch, spec: LanguageSpec, status: str
@@ -115,3 +124,31 @@ def test_missing_or_broken_grammar_is_reported_not_raised(
     assert spec.language not in graph_languages()
     parsed = parse_source("x", spec.language, b"def f(): pass\n")
     assert parsed.error.startswith(status) and parsed.symbols == []
+
+
+TOP_VARIABLES = (
+    "(module (expression_statement (assignment left: (identifier) @name) @def.variable))"
+)
+
+
+def test_top_level_patterns_match_only_at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    class_query = "(class_definition name: (identifier) @name) @def.class"
+    spec = LanguageSpec(
+        "toponly",
+        "tree_sitter_python",
+        class_query,
+        _no_refine,
+        _no_imports,
+        top_query=TOP_VARIABLES,
+    )
+    module = types.ModuleType("fake_spec_toponly")
+    module.SPEC = spec  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(SPEC_MODULES, spec.language, module.__name__)
+    src = b"a = 1\nclass C:\n    b = 2\n    def f(self):\n        c = 3\nd = 4\n"
+    parsed = parse_source("x", spec.language, src)
+    assert [(s.kind, s.qualified_name) for s in parsed.symbols] == [
+        ("variable", "a"),
+        ("class", "C"),
+        ("variable", "d"),
+    ]

@@ -9,6 +9,7 @@ definitions, calls and imports, not to the size of the tree.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from operator import attrgetter
 
 from tree_sitter import Node, QueryCursor
@@ -67,16 +68,28 @@ def _line_count(source: bytes) -> int:
     return source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
 
 
-def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
+def _role_matches(grammar: Grammar, root: Node) -> Iterator[tuple[str, Captures]]:
+    """Every match of the grammar's queries with its role; the top-level query's patterns
+    can only start at ``root`` (see ``LanguageSpec.top_query``)."""
     roles = grammar.roles
+    for pattern, caps in QueryCursor(grammar.query).matches(root):
+        yield roles[pattern], caps
+    if grammar.top_query is not None:
+        cursor = QueryCursor(grammar.top_query)
+        cursor.set_max_start_depth(0)
+        top_roles = grammar.top_roles
+        for pattern, caps in cursor.matches(root):
+            yield top_roles[pattern], caps
+
+
+def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     defs: list[tuple[str, Captures]] = []
     owners: list[Captures] = []
     comments: list[Node] = []
     decorations: list[Node] = []
     rest: list[tuple[str, Captures]] = []
     embeds: list[Node] = []
-    for pattern, caps in QueryCursor(grammar.query).matches(root):
-        role = roles[pattern]
+    for role, caps in _role_matches(grammar, root):
         if role[:4] == "def.":
             defs.append((role[4:], caps))
         elif role == "embed":

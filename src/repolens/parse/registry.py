@@ -31,6 +31,8 @@ class Grammar:
     language: Language
     query: Query
     roles: tuple[str, ...]  # role capture of each query pattern, by pattern index
+    top_query: Query | None  # ``LanguageSpec.top_query``, when the spec has one
+    top_roles: tuple[str, ...]
 
 
 _lock = threading.Lock()
@@ -73,7 +75,11 @@ def _load(language: str) -> Grammar:
     module = importlib.import_module(spec.grammar_module)
     lang = Language(getattr(module, spec.grammar_function)())
     query = Query(lang, spec.query)
-    return Grammar(spec, lang, query, _pattern_roles(query, spec.query.encode()))
+    roles = _pattern_roles(query, spec.query.encode())
+    if not spec.top_query:
+        return Grammar(spec, lang, query, roles, None, ())
+    top = Query(lang, spec.top_query)
+    return Grammar(spec, lang, query, roles, top, _pattern_roles(top, spec.top_query.encode()))
 
 
 def get_grammar(language: str) -> Grammar | None:

@@ -38,6 +38,13 @@ plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
                  the node's byte range of the same source with the other grammar
                  (``included_ranges``, so lines stay the host file's), extracts it with
                  the other spec, and merges the records into the host file's.
+
+Patterns rooted at the file's root node (``(module (expression_statement ...))``) go in
+``top_query`` instead: the engine runs them at the root only, since a cursor carries an
+unfinished root match through every node of the file, which made each such pattern cost
+as much as a call pattern. Only definitions, or every pattern of a role that adds no
+references (``@exports``), may move there: their records do not depend on the order in
+which matches arrive (definitions are ordered by position).
 """
 
 from __future__ import annotations
@@ -149,3 +156,4 @@ class LanguageSpec:
     # When set, the file is itself a symbol of this kind (a Vue or Svelte ``component``)
     # named after its stem and spanning it; see ``Embedded.in_file_symbol``.
     file_symbol: str = ""
+    top_query: str = ""  # patterns rooted at the root node, matched there only (see above)

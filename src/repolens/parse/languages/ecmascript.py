@@ -38,6 +38,13 @@ DEFS = """
 (variable_declarator name: (identifier) @name
   value: [(arrow_function {ret}) (function_expression {ret}) (generator_function)]) @def.function
 (variable_declarator name: (identifier) @name value: (class)) @def.class
+(assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)] @def.function
+  (#eq? @_exports "exports"))
+"""
+
+TOP_DEFS = """
 (program (lexical_declaration (variable_declarator name: (identifier) @name
   value: (_)? @_value) @def.variable) (#not-match? @_value "^require[ ]*[(]"))
 (program (variable_declaration (variable_declarator name: (identifier) @name
@@ -46,11 +53,8 @@ DEFS = """
   (variable_declarator name: (identifier) @name) @def.variable)))
 (program (export_statement declaration: (variable_declaration
   (variable_declarator name: (identifier) @name) @def.variable)))
-(assignment_expression
-  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
-  right: [(function_expression) (arrow_function)] @def.function
-  (#eq? @_exports "exports"))
 """
+"""Top-level variables: ``LanguageSpec.top_query`` of every ECMAScript dialect."""
 
 CALLS = """
 (call_expression function: (identifier) @name arguments: (_) @args) @call

@@ -24,6 +24,7 @@ SPEC = LanguageSpec(
     language="javascript",
     grammar_module="tree_sitter_javascript",
     query=QUERY,
+    top_query=es.TOP_DEFS,
     refine=es.refine,
     imports=es.imports,
     heritage=es.heritage,

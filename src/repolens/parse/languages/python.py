@@ -28,8 +28,6 @@ from repolens.parse.text import DOC_MAX, cap, node_text
 QUERY = r"""
 (class_definition name: (identifier) @name) @def.class
 (function_definition name: (identifier) @name return_type: (type)? @returns) @def.function
-(module (expression_statement (assignment left: (identifier) @name) @def.variable))
-(module (type_alias_statement left: (type (identifier) @name)) @def.type_alias)
 (class_definition body: (block (expression_statement
   (assignment left: (identifier) @name) @def.field)))
 
@@ -52,6 +50,11 @@ QUERY = r"""
 
 (import_statement) @import
 (import_from_statement) @import
+"""
+
+TOP_QUERY = r"""
+(module (expression_statement (assignment left: (identifier) @name) @def.variable))
+(module (type_alias_statement left: (type (identifier) @name)) @def.type_alias)
 (module (expression_statement (assignment left: (identifier) right: [(list) (tuple)]) @exports))
 (module (expression_statement
   (augmented_assignment left: (identifier) right: [(list) (tuple)]) @exports))
@@ -214,6 +217,7 @@ SPEC = LanguageSpec(
     language="python",
     grammar_module="tree_sitter_python",
     query=QUERY,
+    top_query=TOP_QUERY,
     refine=_refine,
     imports=_imports,
     docstring=_docstring,

@@ -78,6 +78,7 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         grammar_module="tree_sitter_typescript",
         grammar_function=grammar_function,
         query=query,
+        top_query=es.TOP_DEFS,
         refine=es.refine,
         imports=es.imports,
         heritage=es.heritage,
