@@ -10,7 +10,10 @@ from pathlib import Path
 from types import FrameType
 
 from repolens.parse import parse_source
-from repolens.resolve import resolve
+from repolens.resolve import build_context, resolve
+from repolens.resolve.edges import resolve_file
+from repolens.resolve.project import ref_tuples, refs_by_file
+from repolens.resolve.tables import load_project
 from repolens.store import graph
 from repolens.store.db import connect, transaction
 
@@ -132,6 +135,22 @@ def test_a_remembered_receiver_serves_every_name_of_its_scope_only(tmp_path: Pat
         ("instantiates", "B"), ("calls", "B.run"), ("calls", "B.stop"), ("calls", "B.run"),
     ]  # fmt: skip
     assert [e[2:4] for e in edges if e[0] == "other"] == [("instantiates", "A"), ("calls", "A.run")]
+
+
+def test_answers_are_remembered_only_while_their_file_is_resolved(tmp_path: Path) -> None:
+    """A run's memory must not grow with the project: the answers remembered for one
+    file's references are dropped when the next file starts, and the answers stay the
+    same for every file."""
+    conn = _index(tmp_path, {"a.py": SOURCE, "b.py": SOURCE, "c.py": SOURCE})
+    project = load_project(conn)
+    ctx = build_context(project, tmp_path)
+    rows = refs_by_file(ref_tuples(conn, list(project.files)))
+    edge_counts = set()
+    for file_id in sorted(project.files):
+        result = resolve_file(ctx, project.files[file_id], rows[file_id])
+        edge_counts.add(len(result.edges))
+        assert ctx.outcomes and {key[0] for key in ctx.outcomes} == {file_id}
+    assert len(edge_counts) == 1  # three copies of one file: the same answers each time
 
 
 def test_no_collection_runs_inside_a_resolve(tmp_path: Path) -> None:
