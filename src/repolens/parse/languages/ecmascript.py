@@ -7,7 +7,8 @@ Conventions decided here:
   ``method``), top-level ``const``/``let``/``var`` (``constant`` when UPPER_CASE); in
   TypeScript also interfaces, type aliases, enums and members, namespaces.
 - Exported: top-level declarations under ``export``, names in ``export { ... }``,
-  ``module.exports = { ... }``; class members unless ``private``/``protected``/``#name``.
+  ``module.exports = { ... }``, ``exports.a = a``; class members unless
+  ``private``/``protected``/``#name``.
   ``ParsedFile.exports`` holds the *local* names such lists export.
 - Imports: ``import x from 'm'`` -> name ``default``, alias ``x``; ``import * as ns`` -> name
   None, alias ``ns``; ``export ... from`` -> ``is_reexport``; ``require`` bound by ``const``.
@@ -83,6 +84,13 @@ CALLS = """
 (assignment_expression
   left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
   (#eq? @_m "module") (#eq? @_e "exports")) @exports
+(assignment_expression
+  left: (member_expression object: (identifier) @_e property: (property_identifier))
+  right: (identifier) (#eq? @_e "exports")) @exports
+(assignment_expression
+  left: (member_expression object: (member_expression object: (identifier) @_m
+    property: (property_identifier) @_e) property: (property_identifier))
+  right: (identifier) (#eq? @_m "module") (#eq? @_e "exports")) @exports
 """
 
 JSX = """

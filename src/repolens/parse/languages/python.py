@@ -11,7 +11,8 @@ Conventions decided here:
   ``if``/``try`` blocks at module level are not symbols.
 - A leading underscore (not a dunder) makes a name ``private`` and not exported.
 - ``X()`` is a ``calls`` reference; the resolver turns it into ``instantiates`` when X is a
-  class. ``self.x = X()`` binds ``self.x`` in the class scope with ``from_call=True``.
+  class. ``self.x = X()`` binds ``self.x`` in the class scope with ``from_call=True``;
+  ``with X() as x`` binds ``x`` the same way (``__enter__`` nearly always returns self).
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
 """
 
@@ -42,6 +43,8 @@ QUERY = r"""
 (assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
 (assignment !type left: [(identifier) (attribute)] @name
   right: (call function: [(identifier) (attribute)] @bind.call)) @bind
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
+  alias: (as_pattern_target (identifier) @name))) @bind
 (typed_parameter . (identifier) @name type: (type) @bind.type) @bind
 (typed_default_parameter name: (identifier) @name type: (type) @bind.type) @bind
 

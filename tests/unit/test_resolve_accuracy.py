@@ -1,0 +1,72 @@
+"""Call-graph accuracy on patterns found missing or wrong in real projects (click, httpx,
+rich, commander): each test indexes a tiny project with the real pipeline and asserts an
+edge that must be there and one that must not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import IndexTree
+
+EDGES = """
+SELECT s.qualified_name, e.kind, t.qualified_name, tf.path
+FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
+JOIN files tf ON tf.id = t.file_id
+WHERE e.kind IN ('calls', 'instantiates')
+"""
+
+
+def edges(root: Path, files: dict[str, str], index_tree: IndexTree) -> set[tuple[str, ...]]:
+    """(source, kind, target qualified name, target file) of every call edge."""
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    conn = index_tree(root)
+    try:
+        return {tuple(row) for row in conn.execute(EDGES)}
+    finally:
+        conn.close()
+
+
+def test_commonjs_exports_by_assignment_reach_destructured_requires(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``exports.Argument = Argument`` exports the class that
+    ``const { Argument } = require('./argument.js')`` then names (commander)."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/argument.js": "class Argument {\n  constructor(n) { this.n = n; }\n}\n"
+            "function helper() {}\n"
+            "exports.Argument = Argument;\n"
+            "module.exports.helper = helper;\n",
+            "lib/command.js": "const { Argument, helper } = require('./argument.js');\n"
+            "function make(n) {\n  helper();\n  return new Argument(n);\n}\n"
+            "exports.make = make;\n",
+            "lib/stale.js": "class Argument {}\nfunction helper() {}\n",
+        },
+        index_tree,
+    )
+    assert ("make", "instantiates", "Argument", "lib/argument.js") in found
+    assert ("make", "calls", "helper", "lib/argument.js") in found
+    assert not {edge for edge in found if edge[3] == "lib/stale.js"}
+
+
+def test_with_as_binds_the_context_managers_instance(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``with Client() as client: client.post()`` is ``Client.post`` (httpx, rich), not
+    another class's ``post`` that the name alone would suggest."""
+    found = edges(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/client.py": "class Client:\n    def post(self): ...\n"
+            "    def __enter__(self): return self\n    def __exit__(self, *a): ...\n",
+            "app/other.py": "class Other:\n    def post(self): ...\n",
+            "app/use.py": "from app.client import Client\n\n"
+            "async def send():\n    async with Client() as client:\n        client.post()\n"
+            "    with open('f') as fh:\n        fh.post()\n",
+        },
+        index_tree,
+    )
+    assert ("send", "calls", "Client.post", "app/client.py") in found
+    assert ("send", "calls", "Other.post", "app/other.py") not in found
