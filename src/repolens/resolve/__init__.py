@@ -103,6 +103,9 @@ def _resolve(
 ) -> ResolveStats:
     with transaction(conn):
         project = load_project(conn)
+        # What the page cache holds now (the tables just read, the parse's writes) is
+        # not read again, and a resolve worker forked from here would keep a copy.
+        conn.execute("PRAGMA shrink_memory")
         ctx = build_context(project, root)
         stats = ResolveStats(files=0, refs=0, resolved=0, edges=0)
         if file_ids is None:
