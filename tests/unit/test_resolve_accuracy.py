@@ -70,3 +70,26 @@ def test_with_as_binds_the_context_managers_instance(tmp_path: Path, index_tree:
     )
     assert ("send", "calls", "Client.post", "app/client.py") in found
     assert ("send", "calls", "Other.post", "app/other.py") not in found
+
+
+def test_closures_see_the_enclosing_methods_self(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``self.add`` in a decorator defined inside a method (click's ``Group.command``) and
+    ``this.value`` in an arrow callback (commander) are the method's class."""
+    found = edges(
+        tmp_path,
+        {
+            "group.py": "class Group:\n    def add(self, f): ...\n"
+            "    def command(self):\n        def decorator(f):\n            self.add(f)\n"
+            "            return f\n        return decorator\n\n"
+            "class Other:\n    def add(self, f): ...\n",
+            "opts.js": "class Opts {\n  value(k) { return k; }\n"
+            "  all(keys) {\n    const get = (k) => this.value(k);\n    return keys.map(get);\n"
+            "  }\n}\nclass Other {\n  value(k) { return k; }\n}\n"
+            "module.exports = { Opts, Other };\n",
+        },
+        index_tree,
+    )
+    assert ("Group.command.decorator", "calls", "Group.add", "group.py") in found
+    assert ("Group.command.decorator", "calls", "Other.add", "group.py") not in found
+    assert ("Opts.all.get", "calls", "Opts.value", "opts.js") in found
+    assert ("Opts.all.get", "calls", "Other.value", "opts.js") not in found

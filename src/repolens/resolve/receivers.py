@@ -30,7 +30,8 @@ VARIABLE_KINDS = frozenset({"variable", "constant", "field", "property", "enum_m
 
 def enclosing_class(ctx: Context, scope_id: int | None) -> Sym | None:
     """The class whose method ``scope_id`` is in; for methods declared outside their type
-    (Go, Rust ``impl``) the type named by the method's qualified name."""
+    (Go, Rust ``impl``) the type named by the method's qualified name. A function nested in
+    a method (a Python closure, a JS arrow callback) sees the method's ``self``/``this``."""
     syms = ctx.project.syms
     sid = scope_id
     while sid is not None and sid in syms:
@@ -38,7 +39,7 @@ def enclosing_class(ctx: Context, scope_id: int | None) -> Sym | None:
         if sym.kind in CLASS_KINDS:
             return sym
         parent = syms.get(sym.parent_id) if sym.parent_id is not None else None
-        detached = parent is None or parent.kind not in CLASS_KINDS
+        detached = parent is None or parent.kind not in CLASS_KINDS | CALLABLE_KINDS
         if sym.kind in FUNCTION_KINDS and "." in sym.qname and detached:
             return impl_owner(ctx, sym)
         sid = sym.parent_id
