@@ -93,3 +93,23 @@ def test_closures_see_the_enclosing_methods_self(tmp_path: Path, index_tree: Ind
     assert ("Group.command.decorator", "calls", "Other.add", "group.py") not in found
     assert ("Opts.all.get", "calls", "Opts.value", "opts.js") in found
     assert ("Opts.all.get", "calls", "Other.value", "opts.js") not in found
+
+
+def test_a_rebinding_reads_the_previous_binding(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``url = url.copy_with()`` calls ``URL.copy_with`` on the ``url`` bound above (httpx);
+    the rebinding itself is not in force on its own line."""
+    found = edges(
+        tmp_path,
+        {
+            "urls.py": "class URL:\n    def copy_with(self) -> 'URL': ...\n"
+            "    def join(self) -> 'URL': ...\n\n"
+            "class Parsed:\n    def copy_with(self) -> 'Parsed': ...\n"
+            "    def join(self) -> 'Parsed': ...\n",
+            "use.py": "from urls import URL\n\n"
+            "def run():\n    url = URL()\n    url = url.copy_with()\n    url.join()\n",
+        },
+        index_tree,
+    )
+    assert ("run", "calls", "URL.copy_with", "urls.py") in found
+    assert ("run", "calls", "URL.join", "urls.py") in found
+    assert not {edge for edge in found if edge[2].startswith("Parsed")}

@@ -85,9 +85,12 @@ def _owner_scope(
 
 
 def _pick_binding(ctx: Context, bindings: list[BindingRow], line: int | None) -> BindingRow:
+    """The binding in force at ``line``: the last one above it. One on the line itself
+    only if there is none above, as a use there is nearly always in the right-hand side
+    (``url = url.copy_with()`` reads the previous ``url``)."""
     if line is not None and len(bindings) > 1:
         ctx.line_choices += 1
-        before = [b for b in bindings if b.line <= line]
+        before = [b for b in bindings if b.line < line] or [b for b in bindings if b.line == line]
         if before:
             return before[-1]
     return bindings[0]
