@@ -113,3 +113,33 @@ def test_a_rebinding_reads_the_previous_binding(tmp_path: Path, index_tree: Inde
     assert ("run", "calls", "URL.copy_with", "urls.py") in found
     assert ("run", "calls", "URL.join", "urls.py") in found
     assert not {edge for edge in found if edge[2].startswith("Parsed")}
+
+
+def test_a_method_guess_is_not_decided_by_the_callers_file(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``other.name()`` on an untyped parameter in ``command.js`` is no likelier the
+    local ``Command.name`` than the imported ``Option.name`` (commander): no guess; but
+    ``option.name()`` names its class. A name only one class has is still guessed, and a
+    class with its stub counts once."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/option.js": "class Option {\n  name() {}\n  attributeName() {}\n}\n"
+            "exports.Option = Option;\n",
+            "lib/command.js": "const { Option } = require('./option.js');\n"
+            "class Command {\n  name() {}\n  register(option, other) {\n    option.name();\n"
+            "    option.attributeName();\n    other.name();\n  }\n}\n"
+            "exports.Command = Command;\n",
+            "pkg/__init__.py": "",
+            "pkg/model.py": "class Attr:\n    def evolve(self): ...\n",
+            "pkg/model.pyi": "class Attr:\n    def evolve(self): ...\n",
+            "pkg/use.py": "def run(a):\n    a.evolve()\n",
+        },
+        index_tree,
+    )
+    assert ("Command.register", "calls", "Option.attributeName", "lib/option.js") in found
+    assert {edge for edge in found if edge[2].endswith(".name")} == {
+        ("Command.register", "calls", "Option.name", "lib/option.js")
+    }
+    assert ("run", "calls", "Attr.evolve", "pkg/model.py") in found

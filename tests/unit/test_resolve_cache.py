@@ -57,6 +57,7 @@ def _index(root: Path, files: dict[str, str]) -> sqlite3.Connection:
     conn = connect(root / "index.db")
     with transaction(conn):
         for path, text in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_text(text)
             data = text.encode()
             parsed = parse_source(path, "python", data)
@@ -96,7 +97,7 @@ def test_repeats_keep_their_lines_and_rebindings_split_them(tmp_path: Path) -> N
 
 
 GUESSED = {
-    "wire.py": "class Wire:\n    def deliver(self):\n        pass\n",
+    "net/wire.py": "class Wire:\n    def deliver(self):\n        pass\n",
     "client.py": """\
 def first(conn):
     conn.deliver()
@@ -118,7 +119,7 @@ def test_a_guess_is_shared_save_from_inside_a_candidate(tmp_path: Path) -> None:
     name); from inside ``Client.deliver`` that method is no candidate, whichever
     reference was guessed first."""
     assert _edges(_index(tmp_path, GUESSED)) == [
-        ("first", 2, "calls", "Client.deliver", 6),  # same file beats same directory
+        ("first", 2, "calls", "Client.deliver", 6),  # same file beats elsewhere
         ("Client.deliver", 7, "calls", "Wire.deliver", 2),
         ("last", 11, "calls", "Client.deliver", 6),
     ]

@@ -6,6 +6,12 @@ imports, then anywhere. A tie in the best tier is *ambiguous*: no edge at all ra
 an edge to each. Method calls on receivers of unknown type are guessed with even lower
 confidence, and never for names that builtin containers and streams have (``append``,
 ``get``, ``join``...): those are far more often a list or dict than a project method.
+Nor does a method's file decide between classes: ``option.name()`` in ``command.js``
+is no likelier ``Command.name`` than the imported ``Option.name`` (commander, click's
+``runner.invoke``), so for methods every tier above "elsewhere" counts as one, and a
+class and its stub (``.py``/``.pyi``) count once. What does decide a tie is the receiver's
+name: ``option``, ``cmd``, ``self.console``, ``_get_help_command()`` name the class whose
+method they call far more often than not.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ BARE_KINDS = {
 }
 # `obj.attr` used as a value is far more often a field than a method: only calls guess
 METHOD_KINDS = {"calls": FUNCTION_KINDS - {"function"}}
+Placed = tuple[Sym, int, str]  # a candidate, its tier, its file's path without extension
 TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$|Tests?\.java$"
 )
@@ -47,7 +54,7 @@ class Guess:
 
     value: Value  # the answer from outside every candidate
     own: tuple[int, ...]  # the candidates in the referring file
-    placed: list[tuple[Sym, int]]  # candidate, tier (in the project's symbol order) if `own`
+    placed: list[Placed]  # the candidates (in the project's symbol order) if `own` or a tie
 
 
 def is_test_path(path: str) -> bool:
@@ -66,37 +73,79 @@ def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Val
     guess = ctx.guesses.get(key)
     if guess is None:
         placed = _placed(ctx, ref, spec, kinds, method)
-        own = tuple(s.id for s, _ in placed if s.file_id == ref.file_id)
-        guess = ctx.guesses[key] = Guess(_best(placed, method), own, placed if own else [])
+        own = tuple(s.id for s, _, _ in placed if s.file_id == ref.file_id)
+        value = _best(placed, method)
+        keep = own or (method and value.reason == "ambiguous")
+        guess = ctx.guesses[key] = Guess(value, own, placed if keep else [])
+    value = guess.value
     if ref.source_id in guess.own:  # `self.sock.send()` inside `send` delegates elsewhere
-        return _best(guess.placed, method, ref.source_id)
-    return guess.value
+        value = _best(guess.placed, method, ref.source_id)
+    if method and value.reason == "ambiguous" and ref.receiver:
+        named = _named_by(ctx, guess.placed, ref.receiver)
+        return _best(named, method, ref.source_id) if named else value
+    return value
 
 
-def _best(placed: list[tuple[Sym, int]], method: bool, exclude: int | None = None) -> Value:
+RECEIVER_WORD = re.compile(r"(\w+)\W*$")
+
+
+def _named_by(ctx: Context, placed: list[Placed], receiver: str) -> list[Placed]:
+    """The candidates whose class the receiver's last name names: ``option`` -> ``Option``,
+    ``runner`` -> ``CliRunner``, ``cmd`` -> ``Command``, ``get_help_command()`` ->
+    ``Command``."""
+    found = RECEIVER_WORD.search(receiver)
+    word = found.group(1).lower().strip("_") if found else ""
+    if len(word) < 3:
+        return []
+    syms = ctx.project.syms
+    named: list[Placed] = []
+    exact: list[Placed] = []  # `command` names `Command` before `CommandCollection`
+    for candidate in placed:
+        owner = syms.get(candidate[0].parent_id) if candidate[0].parent_id is not None else None
+        cls = owner.name.lower() if owner is not None and owner.kind in CLASS_KINDS else ""
+        if cls and _names(word, cls):
+            named.append(candidate)
+            if cls == word:
+                exact.append(candidate)
+    return exact or named
+
+
+def _names(word: str, cls: str) -> bool:
+    """Whether a variable called ``word`` plausibly holds a ``cls``: the same word, one
+    ending the other, a prefix (``arg``), or an abbreviation (``cmd``, ``ctx``)."""
+    if cls.endswith(word) or cls.startswith(word) or (len(cls) > 2 and word.endswith(cls)):
+        return True
+    if word[0] != cls[0]:
+        return False
+    rest = iter(cls)
+    return all(letter in rest for letter in word)
+
+
+def _best(placed: list[Placed], method: bool, exclude: int | None = None) -> Value:
     """The only candidate of the best tier (overloads and accessor pairs count once)."""
-    tiers: dict[int, list[Sym]] = {}
-    seen: set[tuple[int, str]] = set()
-    for sym, tier in placed:
-        if sym.id != exclude and (sym.file_id, sym.qname) not in seen:
-            seen.add((sym.file_id, sym.qname))
-            tiers.setdefault(tier, []).append(sym)
+    tiers: dict[int, list[tuple[Sym, int]]] = {}
+    seen: set[tuple[str, str]] = set()
+    for sym, tier, home in placed:
+        key = (home if method else str(sym.file_id), sym.qname)
+        if sym.id != exclude and key not in seen:
+            seen.add(key)
+            tiers.setdefault(min(tier, 1) if method else tier, []).append((sym, tier))
     if not tiers:
         return Value("none", reason="unknown")
-    tier = max(tiers)
-    best = tiers[tier]
+    best = tiers[max(tiers)]
     if len(best) > 1:
         return Value("none", reason="ambiguous")
+    sym, tier = best[0]
     confidence = TIER_CONFIDENCE[tier] - (METHOD_PENALTY if method else 0.0)
-    return members.symbol_value(best[0], round(confidence, 3), "name-match")
+    return members.symbol_value(sym, round(confidence, 3), "name-match")
 
 
 def _placed(
     ctx: Context, ref: RefRow, spec: LanguageSpec, kinds: frozenset[str], method: bool
-) -> list[tuple[Sym, int]]:
+) -> list[Placed]:
     """Same-named symbols the reference could mean, each with its tier."""
     from_test = is_test_path(ctx.file(ref.file_id).path)
-    found: list[tuple[Sym, int]] = []
+    found: list[Placed] = []
     for sym in ctx.project.by_name.get(ref.name, ()):
         if sym.kind not in kinds or ctx.spec_of.get(sym.file_id) is not spec:
             continue
@@ -104,7 +153,8 @@ def _placed(
             continue
         if sym.kind in FUNCTION_KINDS and _is_nested(ctx, sym):
             continue
-        found.append((sym, _tier(ctx, ref, sym)))
+        home = ctx.file(sym.file_id).path.rsplit(".", 1)[0]  # `m.py` and its `m.pyi`
+        found.append((sym, _tier(ctx, ref, sym), home))
     return found
 
 
