@@ -143,3 +143,30 @@ def test_a_method_guess_is_not_decided_by_the_callers_file(
         ("Command.register", "calls", "Option.name", "lib/option.js")
     }
     assert ("run", "calls", "Attr.evolve", "pkg/model.py") in found
+
+
+def test_a_field_set_from_a_typed_parameter_has_its_type(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``self.out = out`` with ``out: Console`` (rich), and JavaScript's
+    ``this.backend = made`` after ``const made = new Store()``, type the field (an
+    untyped ``self.err`` stays unknown: ``show`` is two classes' method)."""
+    found = edges(
+        tmp_path,
+        {
+            "live.py": "class Console:\n    def show(self): ...\n\n"
+            "class Other:\n    def show(self): ...\n\n"
+            "class Live:\n    def __init__(self, out: Console, err) -> None:\n"
+            "        self.out = out\n        self.err = err\n\n"
+            "    def start(self):\n        self.out.show()\n        self.err.show()\n",
+            "app.js": "class Store {\n  put() {}\n}\nclass Cache {\n  put() {}\n}\n"
+            "class Service {\n  constructor() {\n    const made = new Store();\n"
+            "    this.backend = made;\n  }\n  save() {\n    this.backend.put();\n  }\n}\n"
+            "module.exports = { Store, Cache, Service };\n",
+        },
+        index_tree,
+    )
+    assert ("Live.start", "calls", "Console.show", "live.py") in found
+    assert ("Live.start", "calls", "Other.show", "live.py") not in found
+    assert ("Service.save", "calls", "Store.put", "app.js") in found
+    assert ("Service.save", "calls", "Cache.put", "app.js") not in found

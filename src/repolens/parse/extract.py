@@ -256,6 +256,19 @@ class _Matches:
             return strip_generics(self.spec.clean_type(text)), False
         if "bind.self" in caps:
             return self._self_type(node), False
+        if "bind.alias" in caps:
+            return self._alias_type(short_text(caps["bind.alias"][0], src), source)
+        return "", False
+
+    def _alias_type(self, name: str, scope: int | None) -> tuple[str, bool]:
+        """``self.console = console``: what the latest binding of ``name`` in the same
+        scope says (a typed parameter, ``x = Repo()`` above), else nothing. A union
+        (``A | B``) names no one type: copied to a field, it would hide the field's
+        other assignments, so it is not."""
+        for bound in reversed(self.out.bindings):
+            if bound.scope == scope and bound.name == name:
+                union = "|" in bound.type_name or bound.type_name.startswith("Union[")
+                return ("", False) if union else (bound.type_name, bound.from_call)
         return "", False
 
     def _self_type(self, node: Node) -> str:

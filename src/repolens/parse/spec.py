@@ -23,7 +23,8 @@ plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
 ``@bind``        a typed name; ``@name`` plus one of ``@bind.type`` (annotation, also emits
                  ``type_of`` references), ``@bind.call`` (callee whose return type is meant)
                  or ``@bind.new`` (instantiated type), or ``@bind.self`` (a ``self``
-                 parameter: bound to the method's type). An extra ``@field`` capture marks a
+                 parameter: bound to the method's type), or ``@bind.alias`` (a name whose
+                 binding above in the same scope is copied). An extra ``@field`` capture marks a
                  member of the enclosing type declared elsewhere (a TypeScript constructor
                  parameter property): it is bound as ``<self_prefix>.<name>`` in the type's
                  scope, and emits no ``type_of`` (another pattern covers the annotation).

@@ -112,6 +112,8 @@ BINDINGS = f"""
   right: (new_expression constructor: (_) @bind.new)) @bind
 (assignment_expression left: (member_expression object: (this)) @name
   right: (call_expression function: {_CALLEE})) @bind
+(assignment_expression left: (member_expression object: (this)) @name
+  right: (identifier) @bind.alias) @bind
 """
 
 _MEMBER_OWNERS = TYPE_KINDS

@@ -12,7 +12,8 @@ Conventions decided here:
 - A leading underscore (not a dunder) makes a name ``private`` and not exported.
 - ``X()`` is a ``calls`` reference; the resolver turns it into ``instantiates`` when X is a
   class. ``self.x = X()`` binds ``self.x`` in the class scope with ``from_call=True``;
-  ``with X() as x`` binds ``x`` the same way (``__enter__`` nearly always returns self).
+  ``with X() as x`` binds ``x`` the same way (``__enter__`` nearly always returns self);
+  ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
 """
 
@@ -43,6 +44,7 @@ QUERY = r"""
 (assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
 (assignment !type left: [(identifier) (attribute)] @name
   right: (call function: [(identifier) (attribute)] @bind.call)) @bind
+(assignment !type left: [(identifier) (attribute)] @name right: (identifier) @bind.alias) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
 (typed_parameter . (identifier) @name type: (type) @bind.type) @bind
