@@ -170,3 +170,27 @@ def test_a_field_set_from_a_typed_parameter_has_its_type(
     assert ("Live.start", "calls", "Other.show", "live.py") not in found
     assert ("Service.save", "calls", "Store.put", "app.js") in found
     assert ("Service.save", "calls", "Cache.put", "app.js") not in found
+
+
+def test_a_call_of_a_module_level_name_bound_to_a_made_function(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``attr.ib()`` with ``ib = attr = attrib`` and ``parse.parseAsync()`` with
+    ``export const parseAsync = make(...)`` (attrs, zod) call that variable; a same-named
+    variable nothing imports is not guessed."""
+    found = edges(
+        tmp_path,
+        {
+            "attr/__init__.py": "from attr._make import attrib\n\nib = attr = attrib\n",
+            "attr/_make.py": "def attrib(): ...\n",
+            "use.py": "import attr\n\ndef run():\n    attr.ib()\n    handler()\n",
+            "other.py": "handler = print\n",
+            "parse.ts": "const make = () => (x: number) => x;\nexport const parseAsync = make();\n",
+            "main.ts": "import * as parse from './parse';\n"
+            "export function go() {\n  parse.parseAsync(1);\n}\n",
+        },
+        index_tree,
+    )
+    assert ("run", "calls", "ib", "attr/__init__.py") in found
+    assert ("go", "calls", "parseAsync", "parse.ts") in found
+    assert not {edge for edge in found if edge[3] == "other.py"}

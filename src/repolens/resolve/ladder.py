@@ -32,8 +32,10 @@ GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing st
 TYPE_REFS = frozenset({"type_of", "returns", "extends", "implements"})
 DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
-    "calls": FUNCTION_KINDS | CLASS_KINDS,
-    "instantiates": CLASS_KINDS,
+    # a module-level name bound to a made function (`parseAsync = _parseAsync(err)`,
+    # `dataclass = partial(attrs, ...)`, `ib = attrib`) is what such a call runs
+    "calls": FUNCTION_KINDS | CLASS_KINDS | ALIAS_KINDS,
+    "instantiates": CLASS_KINDS | ALIAS_KINDS,
     "extends": CLASS_KINDS,
     "implements": CLASS_KINDS,
     "type_of": TYPE_KINDS | ALIAS_KINDS,
