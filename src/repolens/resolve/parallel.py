@@ -20,6 +20,7 @@ import ctypes
 import gc
 import multiprocessing
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -32,9 +33,9 @@ MIN_PARALLEL_REFS = 8000
 """Below this many references a fork costs more than it saves."""
 SLICE_REFS = 20_000
 """References per slice answered serially: answers are written and let go per slice."""
-SLICES_PER_WORKER = 4
-"""Slices per process: small enough that the writer is busy while workers answer, few
-enough that each worker's memos stay useful across its slices."""
+SLICES_PER_WORKER = 8
+"""Slices per process: small enough that the shares balance (see ``_resolve_forked``)
+and that answers waiting for their turn hold little memory."""
 
 Slice = list[int]
 Loader = Callable[[Sequence[int]], list[RefTuple]]
@@ -62,7 +63,7 @@ def resolve_files(
     refs = sum(counts.get(fid, 0) for fid in file_ids)
     if workers < 2 or refs < min_refs or not _can_fork():
         for part in _slices(counts, file_ids, -(-refs // SLICE_REFS)):
-            yield _resolve_slice(ctx, refs_by_file(load(part)), part)
+            yield _here(ctx, load, part)
         return
     slices = _slices(counts, file_ids, workers * SLICES_PER_WORKER)
     yield from _resolve_forked(ctx, load, slices, workers, worker_init)
@@ -103,10 +104,13 @@ def _resolve_forked(
     workers: int,
     worker_init: Callable[[], None] | None,
 ) -> Iterator[dict[int, FileResult]]:
-    """Yield each slice's answers in order: one slice in ``workers`` is answered here,
-    the others by ``workers - 1`` forked processes (one process fewer keeps the memory
-    they share from counting again), each sent its references a little ahead of need; a
-    slice whose worker died is answered here too."""
+    """Yield each slice's answers in order. ``workers - 1`` forked processes (one fewer
+    keeps the memory they share from counting again) take slices from the front, each
+    sent its references a little ahead of need. This process writes every answer, which
+    costs about as much as finding them, so it answers a slice only when the next one in
+    order is not ready yet, taking it from the back: the shares then balance on their
+    own, whatever writing costs on this project. A slice whose worker died is answered
+    here too."""
     global _shared
     _shared = ctx
     # Frozen objects are never visited by a worker's garbage collector, which would
@@ -119,22 +123,32 @@ def _resolve_forked(
         initializer=worker_init,
     )
     try:
-        here = {index for index in range(len(slices)) if index % workers == workers - 1}
+        unsent = deque(range(len(slices)))
         pending: dict[int, Future[dict[int, FileResult]] | None] = {}
-        sent = 0  # slices before this one were sent or are answered here
-        for index, part in enumerate(slices):
-            while sent < len(slices) and len(pending) < 2 * (workers - 1):
-                if sent not in here:
+        answered: dict[int, dict[int, FileResult]] = {}  # here, ahead of their turn
+        for index in range(len(slices)):
+            while index not in answered:
+                while unsent and len(pending) < 2 * (workers - 1):
+                    sent = unsent.popleft()
                     pending[sent] = _submit(pool, slices[sent], load(slices[sent]))
-                sent += 1
-            results = None if index in here else _result(pending.pop(index, None))
-            yield (
-                _resolve_slice(ctx, refs_by_file(load(part)), part) if results is None else results
-            )
+                future = pending.get(index)
+                if index in pending and (future is None or future.done() or not unsent):
+                    results = _result(pending.pop(index))
+                    answered[index] = (
+                        results if results is not None else _here(ctx, load, slices[index])
+                    )
+                else:
+                    last = unsent.pop()
+                    answered[last] = _here(ctx, load, slices[last])
+            yield answered.pop(index)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()
         _shared = None
+
+
+def _here(ctx: Context, load: Loader, part: Slice) -> dict[int, FileResult]:
+    return _resolve_slice(ctx, refs_by_file(load(part)), part)
 
 
 def _release_free_memory() -> None:
