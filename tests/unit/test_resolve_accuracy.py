@@ -194,3 +194,38 @@ def test_a_call_of_a_module_level_name_bound_to_a_made_function(
     assert ("run", "calls", "ib", "attr/__init__.py") in found
     assert ("go", "calls", "parseAsync", "parse.ts") in found
     assert not {edge for edge in found if edge[3] == "other.py"}
+
+
+def test_calls_through_local_aliases(tmp_path: Path, index_tree: IndexTree) -> None:
+    """rich's ``_Segment = Segment`` and ``get_style = console.get_style`` before a loop,
+    ``console = self.console``, and JavaScript's ``const self = this``: the call is of
+    what the alias names. ``node = node.parent`` is no alias of itself, and binding the
+    name to something else ends the alias."""
+    found = edges(
+        tmp_path,
+        {
+            "render.py": "class Segment:\n    def line(self): ...\n\n"
+            "class Console:\n    def get_style(self): ...\n    def print(self): ...\n\n"
+            "class Other:\n    def get_style(self): ...\n    def print(self): ...\n\n"
+            "class Table:\n    def __init__(self, console: Console) -> None:\n"
+            "        self.console = console\n\n"
+            "    def render(self, target: Console):\n        _Segment = Segment\n"
+            "        get_style = target.get_style\n        _Segment()\n        get_style()\n"
+            "        console = self.console\n        console.print()\n\n"
+            "    def walk(self, node):\n        node = node.parent\n        node.print()\n\n"
+            "    def pick(self, flag):\n        if flag:\n            out = self.console\n"
+            "        else:\n            out = make_other()\n        out.print()\n\n"
+            "def make_other() -> Other: ...\n",
+            "app.js": "class Shop {\n  pay() {}\n  run() {\n    const self = this;\n"
+            "    self.pay();\n  }\n}\nclass Bank {\n  pay() {}\n}\n"
+            "module.exports = { Shop, Bank };\n",
+        },
+        index_tree,
+    )
+    render = {edge[2] for edge in found if edge[0] == "Table.render"}
+    assert render == {"Segment", "Console.get_style", "Console.print"}
+    assert not {edge for edge in found if edge[0] == "Table.walk"}
+    pick = {edge[2] for edge in found if edge[0] == "Table.pick"}
+    assert pick == {"make_other", "Other.print"}  # the later binding ends the alias
+    assert ("Shop.run", "calls", "Shop.pay", "app.js") in found
+    assert ("Shop.run", "calls", "Bank.pay", "app.js") not in found

@@ -159,6 +159,8 @@ class _Matches:
         self.table = table
         self.out = out
         self.refs = refs
+        # (function, local) -> the dotted name it holds: `get_style = console.get_style`
+        self.aliases: dict[tuple[int, str], str] = {}
         # Patterns of one role must never match the same node twice: there is no dedup.
         self.handlers = {
             "call": self.call,
@@ -190,8 +192,32 @@ class _Matches:
         row, col = name_node.start_point
         kind = "calls" if role == "call" else "instantiates"
         source = self.table.enclosing(caps[role][0].start_byte)
+        if self.aliases and source is not None:
+            name, receiver = self._unalias(source, name, receiver)
         count = args[0].named_child_count if args else -1
         self.refs.append(Reference(kind, name, row + 1, col, receiver, source, count))
+
+    def _unalias(self, scope: int, name: str, receiver: str | None) -> tuple[str, str | None]:
+        """A call through a local alias is a call of what it names: ``_Segment(...)``
+        after ``_Segment = Segment`` calls ``Segment``; ``console.print`` after
+        ``console = self.console`` is ``self.console.print``."""
+        if receiver is None:
+            target = self.aliases.get((scope, name))
+            return split_last(target) if target else (name, None)
+        head, dot, rest = receiver.partition(".")
+        target = self.aliases.get((scope, head))
+        return (name, target + dot + rest) if target else (name, receiver)
+
+    def _note_alias(self, scope: int | None, name: str, value: list[Node]) -> None:
+        """Remember ``name = a.b`` inside a function; ``node = node.next`` or binding
+        ``name`` to anything else ends it."""
+        if scope is None or self.out.symbols[scope].kind not in FUNCTION_KINDS:
+            return
+        text = short_text(value[0], self.src) if value else ""
+        if _DOTTED.fullmatch(text) and text.split(".", 1)[0] != name:
+            self.aliases[(scope, name)] = text
+        else:
+            self.aliases.pop((scope, name), None)
 
     def type_of(self, role: str, caps: Captures) -> None:
         node = caps[role][0]
@@ -229,6 +255,8 @@ class _Matches:
         elif member:
             scope = self.table.enclosing_type(inner)
             name = f"{spec.self_prefix}.{name}"
+        elif self.aliases or "bind.alias" in caps:  # any other binding ends an alias
+            self._note_alias(inner, name, caps.get("bind.alias", []))
         type_name, from_call = self._bound_type(caps, node, inner)
         if not type_name or type_name in spec.builtin_types:
             return

@@ -108,6 +108,8 @@ BINDINGS = f"""
   value: (new_expression constructor: (_) @bind.new)) @bind
 (variable_declarator {{untyped}} name: (identifier) @name
   value: (call_expression function: {_CALLEE})) @bind
+(variable_declarator {{untyped}} name: (identifier) @name
+  value: [(identifier) (member_expression) (this)] @bind.alias) @bind
 (assignment_expression left: (member_expression object: (this)) @name
   right: (new_expression constructor: (_) @bind.new)) @bind
 (assignment_expression left: (member_expression object: (this)) @name

@@ -13,7 +13,8 @@ Conventions decided here:
 - ``X()`` is a ``calls`` reference; the resolver turns it into ``instantiates`` when X is a
   class. ``self.x = X()`` binds ``self.x`` in the class scope with ``from_call=True``;
   ``with X() as x`` binds ``x`` the same way (``__enter__`` nearly always returns self);
-  ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``.
+  ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``; in a
+  function, ``x = a.b`` makes later calls ``x()``/``x.c()`` calls of ``a.b()``/``a.b.c()``.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
 """
 
@@ -44,7 +45,8 @@ QUERY = r"""
 (assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
 (assignment !type left: [(identifier) (attribute)] @name
   right: (call function: [(identifier) (attribute)] @bind.call)) @bind
-(assignment !type left: [(identifier) (attribute)] @name right: (identifier) @bind.alias) @bind
+(assignment !type left: (attribute) @name right: (identifier) @bind.alias) @bind
+(assignment !type left: (identifier) @name right: [(identifier) (attribute)] @bind.alias) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
 (typed_parameter . (identifier) @name type: (type) @bind.type) @bind
