@@ -229,3 +229,23 @@ def test_calls_through_local_aliases(tmp_path: Path, index_tree: IndexTree) -> N
     assert pick == {"make_other", "Other.print"}  # the later binding ends the alias
     assert ("Shop.run", "calls", "Shop.pay", "app.js") in found
     assert ("Shop.run", "calls", "Bank.pay", "app.js") not in found
+
+
+def test_private_fields_and_function_valued_fields(tmp_path: Path, index_tree: IndexTree) -> None:
+    """TanStack Query's ``#cache: QueryCache`` types ``this.#cache.notify()``, and
+    ``config.onFail?.()`` with ``onFail: () => void`` in an interface calls that field."""
+    found = edges(
+        tmp_path,
+        {
+            "query.ts": "export class QueryCache {\n  notify(): void {}\n}\n"
+            "export class MutationCache {\n  notify(): void {}\n}\n"
+            "export interface RetryerConfig {\n  onFail: () => void;\n}\n"
+            "export class Query {\n  #cache: QueryCache;\n"
+            "  constructor(cache: QueryCache) {\n    this.#cache = cache;\n  }\n"
+            "  run(config: RetryerConfig): void {\n    this.#cache.notify();\n"
+            "    config.onFail();\n  }\n}\n",
+        },
+        index_tree,
+    )
+    run = {(edge[1], edge[2]) for edge in found if edge[0] == "Query.run"}
+    assert run == {("calls", "QueryCache.notify"), ("calls", "RetryerConfig.onFail")}

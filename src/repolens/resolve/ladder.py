@@ -33,8 +33,9 @@ TYPE_REFS = frozenset({"type_of", "returns", "extends", "implements"})
 DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
     # a module-level name bound to a made function (`parseAsync = _parseAsync(err)`,
-    # `dataclass = partial(attrs, ...)`, `ib = attrib`) is what such a call runs
-    "calls": FUNCTION_KINDS | CLASS_KINDS | ALIAS_KINDS,
+    # `dataclass = partial(attrs, ...)`, `ib = attrib`) is what such a call runs, and so
+    # is a function-valued field (`config.onPause()` with `onPause: () => void`)
+    "calls": FUNCTION_KINDS | CLASS_KINDS | ALIAS_KINDS | {"field"},
     "instantiates": CLASS_KINDS | ALIAS_KINDS,
     "extends": CLASS_KINDS,
     "implements": CLASS_KINDS,

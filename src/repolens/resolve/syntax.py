@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+IDENT = re.compile(r"#?[A-Za-z_$][\w$]*")  # `#x`: an ECMAScript private member
 STRING_PREFIX = re.compile(r"[rRbBuUfF]{0,2}['\"`]")
 LIFETIME = re.compile(r"'\w+\s+")
 

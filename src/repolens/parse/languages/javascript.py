@@ -12,7 +12,7 @@ QUERY = (
     es.DEFS.format(ret="")
     + """
 (field_definition property: (_) @name) @def.field
-(field_definition property: (property_identifier) @name
+(field_definition property: [(property_identifier) (private_property_identifier)] @name
   value: (new_expression constructor: (_) @bind.new)) @bind
 """
     + es.CALLS

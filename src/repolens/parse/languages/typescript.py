@@ -37,8 +37,9 @@ QUERY = (
 (optional_parameter pattern: (identifier) @name {_TYPED}) @bind
 (required_parameter . [(accessibility_modifier) "readonly"] pattern: (identifier) @name
   {_TYPED}) @bind @field
-(public_field_definition name: (property_identifier) @name {_TYPED}) @bind
-(public_field_definition !type name: (property_identifier) @name
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name
+  {_TYPED}) @bind
+(public_field_definition !type name: [(property_identifier) (private_property_identifier)] @name
   value: (new_expression constructor: (_) @bind.new)) @bind
 (interface_body (property_signature name: (property_identifier) @name {_TYPED}) @bind)
 (type_alias_declaration value: (object_type
