@@ -26,7 +26,7 @@ from repolens.index.pipeline import (
 )
 from repolens.project import Project, open_project
 from repolens.store.chunks import code_tokens, name_tokens
-from repolens.store.db import connect
+from repolens.store.db import DEFERRABLE_INDEXES, connect
 
 PIP_SOURCE = Path(sysconfig.get_paths()["purelib"]) / "pip"
 Snapshot = dict[str, set[tuple[object, ...]]]
@@ -179,6 +179,23 @@ def edit(path: Path, text: str) -> None:
     path.write_text(text)
     stamp = time.time_ns() + 1_000_000_000
     os.utime(path, ns=(stamp, stamp))
+
+
+def test_a_first_index_ends_with_every_index_and_only_unresolved_names_indexed(
+    small: tuple[Project, sqlite3.Connection],
+) -> None:
+    """The first index writes and resolves without its lookup indexes (see
+    ``DEFERRABLE_INDEXES``); they must all be back at the end, and the partial index of
+    unresolved names must agree with the rows: it is what an update reads to find the
+    references a new symbol may now answer."""
+    _, conn = small
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert set(DEFERRABLE_INDEXES) <= names
+    unresolved = "SELECT id FROM refs {} WHERE resolved = 0 AND name = ?"
+    for name in ("later", "late", "helper", "print"):
+        by_index = conn.execute(unresolved.format("INDEXED BY refs_name"), (name,)).fetchall()
+        assert by_index == conn.execute(unresolved.format("NOT INDEXED"), (name,)).fetchall()
+    assert conn.execute(unresolved.format("INDEXED BY refs_name"), ("later",)).fetchall()
 
 
 def test_new_symbol_satisfies_references_from_other_files(

@@ -371,8 +371,8 @@ def _index(
     report.unchanged = len(discovery.files) - len(tasks)
     with deferred_indexes(conn) if not stored else nullcontext():  # first: a bulk load
         _store_all(project, conn, tasks, report, progress, stop)
-    report.timings["parse"] = time.perf_counter() - started - report.timings["discover"]
-    _resolve_pending(project, conn, report, progress)
+        report.timings["parse"] = time.perf_counter() - started - report.timings["discover"]
+        _resolve_pending(project, conn, report, progress)
     with transaction(conn):
         set_meta(conn, STATE_KEY, "done")
         set_meta(conn, "last_index", str(time.time()))

@@ -20,9 +20,11 @@ DEFERRABLE_INDEXES = (
     "symbols_name", "symbols_qualified", "symbols_parent", "refs_name",
     "imports_target_file", "chunks_kind",
 )  # fmt: skip
-"""Indexes only queries and the resolver read, none of the writes: a first full index
-builds them once at the end instead of inserting every symbol and reference into them at
-a random place (a third of the writer's time on pip's source)."""
+"""Indexes that only queries and incremental updates read, never a first full index (its
+writes and its resolve): such a run builds them once at the end instead of inserting every
+symbol and reference into them at a random place (a third of the writer's time on pip's
+source), and the partial index of unresolved names then holds only what resolve left
+unresolved, instead of losing each reference it answers one at a time."""
 DEFERRED_KEY = "deferred_indexes"
 
 
