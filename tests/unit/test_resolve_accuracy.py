@@ -249,3 +249,24 @@ def test_private_fields_and_function_valued_fields(tmp_path: Path, index_tree: I
     )
     run = {(edge[1], edge[2]) for edge in found if edge[0] == "Query.run"}
     assert run == {("calls", "QueryCache.notify"), ("calls", "RetryerConfig.onFail")}
+
+
+def test_jsdoc_types_untyped_javascript(tmp_path: Path, index_tree: IndexTree) -> None:
+    """commander documents types in JSDoc: ``@param {Option} x`` types ``x`` and
+    ``@returns {Option}`` a call's result; a nested ``@param {string} x.name`` types
+    nothing."""
+    found = edges(
+        tmp_path,
+        {
+            "lib.js": "class Option {\n  flag() {}\n}\nclass Command {\n  flag() {}\n"
+            "  /**\n   * @param {Option} x\n   * @param {string} x.name\n   */\n"
+            "  register(x) {\n    x.flag();\n  }\n}\n"
+            "/** @returns {Option} */\nfunction make() {\n  return new Option();\n}\n"
+            "function use() {\n  make().flag();\n}\n"
+            "module.exports = { Option, Command, make, use };\n",
+        },
+        index_tree,
+    )
+    assert ("Command.register", "calls", "Option.flag", "lib.js") in found
+    assert ("Command.register", "calls", "Command.flag", "lib.js") not in found
+    assert ("use", "calls", "Option.flag", "lib.js") in found

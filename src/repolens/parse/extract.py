@@ -19,7 +19,7 @@ from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.languages.fallback import extract_lines, has_fallback
 from repolens.parse.model import Binding, Import, ParsedFile, Reference
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
-from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, LanguageSpec
+from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, DocTypesHook, LanguageSpec
 from repolens.parse.text import (
     expr_text,
     short_text,
@@ -106,6 +106,8 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     table = build_symbols(grammar.spec, src, defs, owners, trivia)
     out.symbols = table.symbols
     refs = table.references
+    if grammar.spec.doc_types is not None:
+        _doc_bindings(grammar.spec.doc_types, out)
     engine = _Matches(grammar.spec, src, table, out, refs)
     handlers = engine.handlers
     for role, caps in rest:
@@ -118,6 +120,19 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     if embeds or grammar.spec.file_symbol:
         _embedded(grammar.spec, src, embeds, table, out)
     out.references.sort(key=_POSITION)
+
+
+def _doc_bindings(doc_types: DocTypesHook, out: ParsedFile) -> None:
+    """Types an untyped language states in doc comments (JSDoc ``@param {Option} option``,
+    ``@returns {Command}``): parameter bindings and return types, as annotations would."""
+    for index, sym in enumerate(out.symbols):
+        if sym.kind not in FUNCTION_KINDS or "{" not in sym.docstring:
+            continue
+        params, returns = doc_types(sym.docstring)
+        for name, type_name in params.items():
+            out.bindings.append(Binding(index, name, type_name, sym.start_line))
+        if returns and not sym.return_type:
+            sym.return_type = returns
 
 
 def _embedded(

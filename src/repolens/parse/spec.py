@@ -114,6 +114,8 @@ ImportHook = Callable[[Node, bytes, str], list[ImportSpec]]  # (node, source, fi
 ExportHook = Callable[[Node, bytes], list[str]]
 TextHook = Callable[[str], str]
 EmbedHook = Callable[[Node, bytes], Embedded | None]  # None: not code worth extracting
+# a doc comment's stated types: ({parameter: type}, return type), for untyped languages
+DocTypesHook = Callable[[str], tuple[dict[str, str], str]]
 
 
 def _no_heritage(node: Node) -> list[tuple[str, Node]]:
@@ -154,6 +156,7 @@ class LanguageSpec:
     skip_refs: frozenset[str] = frozenset()  # values never worth a `references` entry
     separator: str = "."  # between a receiver and a name in qualified text
     embedded: EmbedHook | None = None  # the language of each ``@embed`` capture
+    doc_types: DocTypesHook | None = None  # JSDoc ``@param {T} x``: bindings, return types
     # When set, the file is itself a symbol of this kind (a Vue or Svelte ``component``)
     # named after its stem and spanning it; see ``Embedded.in_file_symbol``.
     file_symbol: str = ""

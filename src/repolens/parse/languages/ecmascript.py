@@ -22,6 +22,7 @@ Conventions decided here:
 from __future__ import annotations
 
 import posixpath
+import re
 
 from tree_sitter import Node
 
@@ -316,6 +317,27 @@ def _own_reexports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
             if item.alias and item.alias != item.name:
                 found.append(item)
     return found
+
+
+_JSDOC_PARAM = re.compile(r"@param\s+\{([^{}]+)\}\s+\[?([A-Za-z_$][\w$]*)(?![\w$.])")
+_JSDOC_RETURNS = re.compile(r"@returns?\s+\{([^{}]+)\}")
+_JSDOC_TYPE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_JSDOC_NULLS = frozenset({"null", "undefined", "void"})
+
+
+def jsdoc_types(doc: str) -> tuple[dict[str, str], str]:
+    """``@param {Option} option`` and ``@returns {Command}``: the named types a JSDoc
+    comment gives (``?T``, ``T=``, ``T|null`` -> ``T``); unions, arrays and other type
+    expressions name no one class and are left out."""
+    params = {name: kept for text, name in _JSDOC_PARAM.findall(doc) if (kept := _jsdoc(text))}
+    returns = _JSDOC_RETURNS.search(doc)
+    return params, _jsdoc(returns.group(1)) if returns else ""
+
+
+def _jsdoc(text: str) -> str:
+    parts = [p.strip().lstrip("?!").rstrip("=") for p in text.split("|")]
+    kept = [p for p in parts if p not in _JSDOC_NULLS]
+    return kept[0] if len(kept) == 1 and _JSDOC_TYPE.fullmatch(kept[0]) else ""
 
 
 WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})

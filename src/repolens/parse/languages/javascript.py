@@ -29,6 +29,7 @@ SPEC = LanguageSpec(
     imports=es.imports,
     heritage=es.heritage,
     exports=es.exports,
+    doc_types=es.jsdoc_types,
     wrapper_types=es.WRAPPERS,
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"member_expression"}),
