@@ -108,9 +108,9 @@ def _resolve_forked(
     keeps the memory they share from counting again) take slices from the front, each
     sent its references a little ahead of need. This process writes every answer, which
     costs about as much as finding them, so it answers a slice only when the next one in
-    order is not ready yet, taking it from the back: the shares then balance on their
-    own, whatever writing costs on this project. A slice whose worker died is answered
-    here too."""
+    order is not ready yet: the shares then balance on their own, whatever writing costs
+    on this project. It takes the first slice not yet sent, whose turn comes soon, so few
+    answers wait here. A slice whose worker died is answered here too."""
     global _shared
     _shared = ctx
     # Frozen objects are never visited by a worker's garbage collector, which would
@@ -138,8 +138,8 @@ def _resolve_forked(
                         results if results is not None else _here(ctx, load, slices[index])
                     )
                 else:
-                    last = unsent.pop()
-                    answered[last] = _here(ctx, load, slices[last])
+                    ahead = unsent.popleft()
+                    answered[ahead] = _here(ctx, load, slices[ahead])
             yield answered.pop(index)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
