@@ -49,14 +49,16 @@ def _pattern(targets: str) -> re.Pattern[str]:
     return re.compile(f"[{re.escape(QUOTES + OPEN + CLOSE + targets)}]")
 
 
-def _groups(text: str) -> list[str]:
-    """Contents of the top-level ``(...)`` groups of a signature."""
-    found, start = [], 0
+def _groups(text: str) -> list[tuple[str, bool]]:
+    """Contents of the top-level ``(...)`` groups of a signature, each with whether it is a
+    result list: a group right after another one (Go's ``f(x int) (ast.Node, error)``)."""
+    found, start, end = [], 0, -1
     for i, depth in _top_level(text, "()"):
         if depth == 0 and text[i] == "(":
             start = i + 1
         elif depth == 1 and text[i] == ")":
-            found.append(text[start:i])
+            found.append((text[start:i], end >= 0 and not text[end + 1 : start - 1].strip()))
+            end = i
     return found
 
 
@@ -97,7 +99,9 @@ def parameter_names(signature: str, *, name_last: bool = False) -> frozenset[str
         words = IDENT.findall(signature.split("=>", 1)[0].split("=", 1)[-1])
         return frozenset(words[-1:])
     found: set[str] = set()
-    for group in _groups(signature):
+    for group, results in _groups(signature):
         for param in _split(group, ","):
-            found.update(_names(param, name_last))
+            # an unnamed result is a lone type: `ast` of `ast.Node` would hide a package
+            if not results or " " in param.strip():
+                found.update(_names(param, name_last))
     return frozenset(found)
