@@ -270,3 +270,23 @@ def test_jsdoc_types_untyped_javascript(tmp_path: Path, index_tree: IndexTree) -
     assert ("Command.register", "calls", "Option.flag", "lib.js") in found
     assert ("Command.register", "calls", "Command.flag", "lib.js") not in found
     assert ("use", "calls", "Option.flag", "lib.js") in found
+
+
+def test_with_a_contextmanager_binds_what_it_yields(tmp_path: Path, index_tree: IndexTree) -> None:
+    """httpx's ``@contextmanager def stream() -> Iterator[Response]``: ``with stream() as
+    response`` binds a ``Response``; a plain function's ``Iterator[...]`` stays a builtin."""
+    found = edges(
+        tmp_path,
+        {
+            "api.py": "from contextlib import contextmanager\nfrom typing import Iterator\n\n"
+            "class Response:\n    def json(self): ...\n\n"
+            "class Other:\n    def json(self): ...\n\n"
+            "@contextmanager\ndef stream() -> Iterator[Response]:\n    yield Response()\n\n"
+            "def lines() -> Iterator[Response]: ...\n\n"
+            "def run():\n    with stream() as response:\n        response.json()\n"
+            "    chunks = lines()\n    chunks.json()\n",
+        },
+        index_tree,
+    )
+    run = {edge[2] for edge in found if edge[0] == "run"}
+    assert run == {"stream", "lines", "Response.json"}

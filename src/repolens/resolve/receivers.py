@@ -20,7 +20,7 @@ from repolens.resolve.project import (
     FileRow,
     Sym,
 )
-from repolens.resolve.syntax import ARRAY, Segment, normalize_type, parse_receiver
+from repolens.resolve.syntax import ARRAY, Segment, normalize_type, parse_receiver, yielded_type
 
 TYPE_CONFIDENCE = 0.9
 SELF_CONFIDENCE = 0.95
@@ -246,6 +246,10 @@ def _returns(ctx: Context, fn: Sym) -> Value:
     text = fn.return_type.strip()
     if not text:
         return NONE_UNKNOWN
+    if any(d.split("(")[0].endswith("contextmanager") for d in fn.decorators.split("\n")):
+        # `@contextmanager def stream() -> Iterator[Response]`: what `with stream() as r`
+        # binds is what the generator yields
+        text = yielded_type(text) or text
     scope_id = fn.parent_id if fn.parent_id is not None else ctx.file(fn.file_id).symbol
     if text in ("Self", "self", "this"):
         cls = enclosing_class(ctx, fn.id)

@@ -133,6 +133,15 @@ ARRAY = "[]"  # arrays, slices and variadics: builtin containers in every langua
 NULLS = frozenset({"None", "null", "undefined", "nil", "NoneType"})
 
 
+GENERATOR = re.compile(r"(?:[\w.]+\.)?(?:Async)?(?:Iterator|Generator)\[(.*)\]")
+
+
+def yielded_type(text: str) -> str:
+    """What ``Iterator[T]``/``Generator[T, None, None]`` yields: ``T``, else ''."""
+    found = GENERATOR.fullmatch(text.strip())
+    return _split_top(found.group(1), ",")[0].strip() if found else ""
+
+
 def normalize_type(text: str) -> tuple[str, bool]:
     """(dotted head, whether it names the class itself) of a type as written."""
     text = text.strip().strip("'\"").strip().rstrip("?")  # Kotlin, Swift, C# `T?`
