@@ -103,7 +103,9 @@ def edges(root: Path, files: dict[str, str], index_tree: IndexTree) -> set[tuple
 
 def test_unnamed_results_do_not_hide_packages(tmp_path: Path, index_tree: IndexTree) -> None:
     """``func parse() (ast.Node, error)`` names the package ``ast`` in its results only:
-    ``ast.Mapping()`` in its body is the package's function (go-yaml's parser)."""
+    ``ast.Mapping()`` in its body is the package's function (go-yaml's parser); so do the
+    parameters of a function type returned (chi's middlewares return
+    ``func(http.Handler) http.Handler``)."""
     found = edges(
         tmp_path,
         {
@@ -111,9 +113,11 @@ def test_unnamed_results_do_not_hide_packages(tmp_path: Path, index_tree: IndexT
             "func Mapping() Node { return nil }\n",
             "parser/parser.go": 'package parser\n\nimport "example.com/app/ast"\n\n'
             "func parse() (ast.Node, error) {\n\treturn ast.Mapping(), nil\n}\n\n"
-            "func named(n int) (ast int, err error) {\n\tast.Mapping()\n\treturn\n}\n",
+            "func named(n int) (ast int, err error) {\n\tast.Mapping()\n\treturn\n}\n\n"
+            "func wrap() func(ast.Node) error {\n\tast.Mapping()\n\treturn nil\n}\n",
         },
         index_tree,
     )
     assert ("parse", "calls", "Mapping", "ast/ast.go") in found
+    assert ("wrap", "calls", "Mapping", "ast/ast.go") in found  # a function type's parameters
     assert ("named", "calls", "Mapping", "ast/ast.go") not in found  # a named result

@@ -20,6 +20,7 @@ MODIFIERS = frozenset(
     }
 )  # fmt: skip
 OPEN, CLOSE, QUOTES = "([{<", ")]}>", "'\"`"
+_RESULT_GAP = re.compile(r"(.*\W)?func\s*|\s*")  # between parameters and results
 _NESTING = re.compile(f"[{re.escape(QUOTES + OPEN + CLOSE)}]")
 
 
@@ -51,13 +52,15 @@ def _pattern(targets: str) -> re.Pattern[str]:
 
 def _groups(text: str) -> list[tuple[str, bool]]:
     """Contents of the top-level ``(...)`` groups of a signature, each with whether it is a
-    result list: a group right after another one (Go's ``f(x int) (ast.Node, error)``)."""
+    result list: a group right after another one (Go's ``f(x int) (ast.Node, error)``) or
+    a function type's after it (``f(x int) func(http.Handler) error``)."""
     found, start, end = [], 0, -1
     for i, depth in _top_level(text, "()"):
         if depth == 0 and text[i] == "(":
             start = i + 1
         elif depth == 1 and text[i] == ")":
-            found.append((text[start:i], end >= 0 and not text[end + 1 : start - 1].strip()))
+            after = end >= 0 and _RESULT_GAP.fullmatch(text, end + 1, start - 1) is not None
+            found.append((text[start:i], after))
             end = i
     return found
 
