@@ -9,15 +9,18 @@ from __future__ import annotations
 import ctypes
 import gc
 import hashlib
+import itertools
 import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Generator
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from repolens.index.lock import forget_inherited
 from repolens.parse import parse_source
@@ -27,7 +30,12 @@ from repolens.parse.model import ParsedFile
 from repolens.store.chunks import tokenized
 from repolens.store.graph import FileRecord, GraphRows, graph_rows
 
+T = TypeVar("T")
+R = TypeVar("R")
+
 PARALLEL_THRESHOLD = 64  # below this many files, process start-up costs more than it saves
+CHUNK_FILES = 8  # files per task sent to a worker: fewer round trips than one by one
+CHUNKS_AHEAD = 8  # tasks in flight per worker: enough that a slow file stalls no one
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +170,29 @@ def process_all(tasks: list[FileTask], workers: int) -> Generator[FileResult, No
         initargs=(os.getpid(), direct),
     )  # fmt: skip
     try:
-        yield from pool.map(process_file, tasks, chunksize=8)
+        yield from windowed_map(pool, _process_chunk, tasks, CHUNK_FILES, workers * CHUNKS_AHEAD)
     finally:  # on a stop, files not yet started are dropped, not parsed for nothing
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _process_chunk(tasks: list[FileTask]) -> list[FileResult]:
+    return [process_file(task) for task in tasks]
+
+
+def windowed_map(
+    pool: Executor,
+    fn: Callable[[list[T]], list[R]],
+    items: list[T],
+    chunk: int,
+    ahead: int,
+) -> Iterator[R]:
+    """``fn`` over ``items`` in chunks on ``pool``, results in order, with at most
+    ``ahead`` chunks submitted and not yet taken. ``Executor.map`` submits everything at
+    once, so when the single writer falls behind (many cores, a slow disk) finished
+    results would pile up in its memory; here the workers wait instead."""
+    parts = (items[start : start + chunk] for start in range(0, len(items), chunk))
+    pending = deque(pool.submit(fn, part) for part in itertools.islice(parts, ahead))
+    while pending:
+        done = pending.popleft().result()
+        pending.extend(pool.submit(fn, part) for part in itertools.islice(parts, 1))
+        yield from done
