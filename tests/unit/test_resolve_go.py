@@ -121,3 +121,61 @@ def test_unnamed_results_do_not_hide_packages(tmp_path: Path, index_tree: IndexT
     assert ("parse", "calls", "Mapping", "ast/ast.go") in found
     assert ("wrap", "calls", "Mapping", "ast/ast.go") in found  # a function type's parameters
     assert ("named", "calls", "Mapping", "ast/ast.go") not in found  # a named result
+
+
+ROUTER = """package router
+
+type Mux struct{ subs []*Mux }
+
+func NewMux() *Mux { return &Mux{} }
+
+func (m *Mux) Get(path string) {}
+
+func (m *Mux) Parent() *Mux { return nil }
+
+type Other struct{}
+
+func (o *Other) Get(path string) {}
+
+func (o *Other) Parent() *Other { return nil }
+
+// Middlewares is a defined type with its own methods.
+type Middlewares []func()
+
+func (ms Middlewares) Handler() {}
+
+func (ms Middlewares) tail() {}
+"""
+
+
+def test_variables_typed_by_var_alias_assertion_and_type_switch(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``var r = &Mux{}``, ``p := r``, ``m, ok := v.(*Mux)`` and a type switch's one-type
+    case all type their variable (chi, cobra, go-yaml); a defined non-struct type has its
+    methods (chi's ``Middlewares``) and a named result list returns its first type."""
+    found = edges(
+        tmp_path,
+        {
+            "router/router.go": ROUTER,
+            "router/use.go": "package router\n\n"
+            "var root = &Mux{}\n\n"
+            "func build() (m *Mux, err error) { return NewMux(), nil }\n\n"
+            "func use(v interface{}) {\n"
+            '\troot.Get("/")\n'
+            "\tp := root\n\tp.Parent()\n"
+            '\tm, ok := v.(*Mux)\n\tm.Get("/m")\n'
+            "\tswitch x := v.(type) {\n\tcase *Other:\n\t\tx.Parent()\n\t}\n"
+            '\tb, _ := build()\n\tb.Get("/b")\n'
+            "\tMiddlewares{}.Handler()\n"
+            "}\n\n"
+            "func (ms Middlewares) Chain() { ms.tail() }\n",
+        },
+        index_tree,
+    )
+    for target in ("Mux.Get", "Mux.Parent", "Other.Parent", "Middlewares.Handler"):
+        assert ("use", "calls", target, "router/router.go") in found
+    assert ("use", "calls", "Other.Get", "router/router.go") not in found
+    assert ("use", "calls", "Mux.Parent", "router/router.go") in found
+    assert ("Middlewares.Chain", "calls", "Middlewares.tail", "router/router.go") in found
+    assert ("use", "instantiates", "Middlewares", "router/router.go") in found

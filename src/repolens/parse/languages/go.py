@@ -1,9 +1,10 @@
 """Go: functions, methods (attached to their receiver type), types, fields, consts, vars.
 
 Conventions decided here:
-- ``type X struct`` is a ``struct``, ``type X interface`` an ``interface``, any other type
-  declaration (``type ID = string``, ``type Count int``) a ``type_alias``. Struct fields
-  are ``field``s, interface methods ``method``s.
+- ``type X struct`` is a ``struct``, ``type X interface`` an ``interface``; any other
+  defined type (``type Count int``, ``type HandlerFunc func(...)``) is a ``class``: it has
+  methods of its own and ``Count(n)`` makes one. Only an alias (``type ID = string``) is a
+  ``type_alias``. Struct fields are ``field``s, interface methods ``method``s.
 - A method's parent is its receiver type's symbol when that type is declared in the same
   file; otherwise its qualified name is still ``Type.Method`` with no parent. Either way
   the receiver is bound (``func (s *Server) Run()`` binds ``s`` to ``Server``).
@@ -12,6 +13,10 @@ Conventions decided here:
   ``test``s.
 - Embedded struct fields and embedded interfaces are ``extends`` references.
 - Composite literals (``Server{...}``, ``&pkg.Client{}``) are ``instantiates``.
+- Bindings: typed parameters, fields and vars; ``x := NewX()``, ``x := &X{}``, ``var x =
+  ...`` alike; ``p := c`` copies ``c``'s; ``m, ok := v.(*Mux)`` and each one-type ``case``
+  of a type switch bind the asserted type. Named results read as their types:
+  ``(c *Command, err error)`` returns ``(*Command, error)``.
 - Imports: ``import alias "path"`` -> Import(module=path, alias=alias); a dot import is a
   wildcard; ``name`` is always None (a Go import binds a whole package).
 """
@@ -34,7 +39,8 @@ QUERY = f"""
   name: (field_identifier) @name {_RESULT}) @def.method
 (type_spec name: (type_identifier) @name type: (struct_type)) @def.struct
 (type_spec name: (type_identifier) @name type: (interface_type)) @def.interface
-(type_spec name: (type_identifier) @name) @def.type_alias
+(type_spec name: (type_identifier) @name type: [(type_identifier) (qualified_type) (generic_type)
+  (pointer_type) (slice_type) (array_type) (map_type) (channel_type) (function_type)]) @def.class
 (type_alias name: (type_identifier) @name) @def.type_alias
 (field_declaration_list (field_declaration name: (field_identifier) @name) @def.field)
 (interface_type (method_elem name: (field_identifier) @name {_RESULT}) @def.method)
@@ -58,7 +64,19 @@ QUERY = f"""
   right: (expression_list . (composite_literal type: (_) @bind.new))) @bind
 (short_var_declaration {_FIRST} right: (expression_list
   . (unary_expression operand: (composite_literal type: (_) @bind.new)))) @bind
+(short_var_declaration left: (expression_list . (identifier) @name .)
+  right: (expression_list . (identifier) @bind.alias .)) @bind
+(short_var_declaration {_FIRST}
+  right: (expression_list . (type_assertion_expression type: (_) @bind.type))) @bind
+(type_switch_statement alias: (expression_list . (identifier) @name)
+  (type_case "case" . type: (_) @bind.type . ":") @bind)
 (var_spec name: (identifier) @name type: (_) @bind.type) @bind
+(var_spec !type . name: (identifier) @name
+  value: (expression_list . (call_expression function: {_CALLEE}))) @bind
+(var_spec !type . name: (identifier) @name
+  value: (expression_list . (composite_literal type: (_) @bind.new))) @bind
+(var_spec !type . name: (identifier) @name value: (expression_list
+  . (unary_expression operand: (composite_literal type: (_) @bind.new)))) @bind
 (parameter_declaration name: (identifier) @name type: (_) @bind.type) @bind
 (field_declaration name: (field_identifier) @name type: (_) @bind.type) @bind
 
@@ -75,12 +93,29 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
     sym.is_exported = exported
     if ctx.node.type in ("type_spec", "type_alias"):
         sym.signature = "type " + sym.signature
-    elif (
+        return
+    if (
         sym.kind == "function"
         and sym.name.startswith(_TEST_PREFIXES)
         and "testing." in (sym.signature)
     ):
         sym.kind = "test"
+    if sym.return_type.startswith("("):
+        sym.return_type = _result_types(ctx.node.child_by_field_name("result"), ctx.src)
+
+
+def _result_types(results: Node | None, src: bytes) -> str:
+    """``(c *Command, n, m int)`` -> ``(*Command, int, int)``: named results say their
+    types the way unnamed ones do, so the first result's type is read alike."""
+    if results is None:
+        return ""
+    types: list[str] = []
+    for param in results.named_children:
+        kind = param.child_by_field_name("type")
+        if param.type == "parameter_declaration" and kind is not None:
+            names = len(param.children_by_field_name("name"))
+            types.extend([node_text(kind, src)] * max(names, 1))
+    return f"({', '.join(types)})"
 
 
 def _heritage(node: Node) -> list[tuple[str, Node]]:
