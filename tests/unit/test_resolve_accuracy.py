@@ -290,3 +290,35 @@ def test_with_a_contextmanager_binds_what_it_yields(tmp_path: Path, index_tree: 
     )
     run = {edge[2] for edge in found if edge[0] == "run"}
     assert run == {"stream", "lines", "Response.json"}
+
+
+def test_an_unknown_type_in_a_method_is_not_called_a_runtime_value(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """graph-stats explains what stays unresolved: "dynamic" must mean a value known only
+    at run time (a parameter, a local), never a type name that merely sits in a method
+    (``void setRy(Dynamic ry)`` with ``Dynamic`` from a library; react-native-svg)."""
+    (tmp_path / "src").mkdir()
+    # a project package beside the missing one: `com.acme.missing` is not called external
+    (tmp_path / "src/Other.java").write_text("package com.acme.other;\nclass Other {}\n")
+    (tmp_path / "src/View.java").write_text(
+        "package app;\n"
+        "import com.acme.missing.Dynamic;\n"
+        "class View {\n"
+        "  void setRy(Dynamic ry, Runnable done) {\n"
+        "    Dynamic copy = ry;\n"
+        "    done.run();\n"
+        "    handler(copy);\n"
+        "  }\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    conn = index_tree(tmp_path)
+    try:
+        reasons = dict(
+            conn.execute("SELECT kind || ' ' || name, reason FROM refs WHERE resolved = 0")
+        )
+    finally:
+        conn.close()
+    assert reasons["type_of Dynamic"] != "dynamic"
+    assert reasons["calls handler"] == "dynamic"  # a bare name in a method: maybe a local

@@ -212,11 +212,17 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
         if receiver is None and value.reason == "unknown":
             if spec.bare_name_match:
                 value = namematch.match(ctx, ref, spec, method=False)
-            if value.reason == "unknown" and _enclosing(ctx, ref.source_id, CALLABLE_KINDS):
+            if value.reason == "unknown" and _may_be_local(ctx, ref):
                 value = NONE_DYNAMIC  # a parameter or local variable: known only at run time
         elif receiver is not None and receiver.kind == "none" and receiver.reason in GUESSABLE:
             value = namematch.match(ctx, ref, spec, method=True)
     return finish(ctx, ref, value)
+
+
+def _may_be_local(ctx: Context, ref: RefRow) -> bool:
+    """Whether an unknown bare name may be a parameter or local variable: a value used
+    inside a function, never a type (``Dynamic ry`` names a class even in a method)."""
+    return ref.kind not in TYPE_REFS and _enclosing(ctx, ref.source_id, CALLABLE_KINDS) is not None
 
 
 def base_value(ctx: Context, ref: RefRow) -> Value:
