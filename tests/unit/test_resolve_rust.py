@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from test_resolve_support import Tree
 
+from conftest import IndexTree
+
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Tree:
@@ -61,3 +63,97 @@ def test_use_of_a_child_module_without_crate_prefix(tree: Tree) -> None:
     assert tree.target("engine/src/lib.rs", "physics::collide", "hit") == (
         "engine/src/physics/collide.rs"
     )
+
+
+EDGES = """
+SELECT s.qualified_name, e.kind, t.qualified_name, tf.path
+FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
+JOIN files tf ON tf.id = t.file_id
+WHERE e.kind IN ('calls', 'instantiates', 'references')
+"""
+
+
+def edges(root: Path, files: dict[str, str], index_tree: IndexTree) -> set[tuple[str, ...]]:
+    """(source, kind, target qualified name, target file) of every call and reference edge
+    of a tiny crate indexed with the real pipeline."""
+    for path, text in {"Cargo.toml": '[package]\nname = "app"\n', **files}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    conn = index_tree(root)
+    try:
+        return {tuple(row) for row in conn.execute(EDGES)}
+    finally:
+        conn.close()
+
+
+HIR = """pub struct Hir { kind: u8 }
+
+impl Hir {
+    pub fn kind(&self) -> u8 { self.kind }
+    pub fn find(&self) -> Option<Hir> { None }
+    pub fn parse() -> Result<Hir, String> { Err(String::new()) }
+}
+
+pub struct Other;
+
+impl Other {
+    pub fn kind(&self) -> u8 { 0 }
+}
+
+pub struct Group { pub hir: Box<Hir>, pub next: Option<Rc<Hir>> }
+"""
+
+
+def test_wrapped_types_are_read_as_what_they_hold(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``Box<Hir>`` fields, ``?`` on a ``Result<Hir, _>``, ``.unwrap()`` of an ``Option<Hir>``
+    and ``if let Some(h) = ...`` all reach ``Hir``'s methods (regex-syntax, toml_edit)."""
+    found = edges(
+        tmp_path,
+        {
+            "src/lib.rs": "pub mod hir;\npub mod walk;\n",
+            "src/hir.rs": HIR,
+            "src/walk.rs": "use crate::hir::{Group, Hir};\n\n"
+            "pub fn boxed(group: Group) -> u8 { group.hir.kind() }\n\n"
+            "pub fn tried() -> Result<u8, String> {\n    let h = Hir::parse()?;\n"
+            "    Ok(h.kind())\n}\n\n"
+            "pub fn unwrapped(g: &Group) -> u8 {\n    let h = g.hir.find().unwrap();\n"
+            "    h.kind()\n}\n\n"
+            "pub fn matched(g: &Group) {\n    if let Some(h) = g.hir.find() {\n"
+            "        h.kind();\n    }\n    g.next.as_ref();\n}\n",
+        },
+        index_tree,
+    )
+    for fn in ("boxed", "tried", "unwrapped", "matched"):
+        assert (fn, "calls", "Hir.kind", "src/hir.rs") in found
+    assert not {edge for edge in found if edge[2] == "Other.kind"}
+
+
+def test_variants_test_modules_and_private_globs(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``Ast::Empty(span)`` builds an enum variant: a reference to it, not an unresolved
+    call. ``use super::X`` in ``mod tests { }`` is the file's own ``X`` (not its parent's),
+    and ``crate::de::Access`` names what ``de`` brings in with a private ``use access::*``."""
+    found = edges(
+        tmp_path,
+        {
+            "src/lib.rs": "pub mod ast;\npub mod de;\n",
+            "src/ast.rs": "pub enum Ast { Empty(u32), Lit(char) }\n\n"
+            "fn make() -> Ast { Ast::Empty(0) }\n\n"
+            "impl Ast {\n    fn lit() -> Self { Self::Lit('a') }\n}\n\n"
+            "#[cfg(test)]\nmod tests {\n    use super::{make, Ast};\n\n"
+            "    fn t() -> Ast { make() }\n}\n",
+            "src/de/mod.rs": "mod access;\nmod other;\nmod value;\n\nuse access::*;\n",
+            "src/de/access.rs": "pub struct Access;\n\nimpl Access {\n"
+            "    pub fn new() -> Self { Access }\n}\n",
+            "src/de/value.rs": "pub fn open() { crate::de::Access::new(); }\n",
+            "src/de/other.rs": "pub struct Other;\n\nimpl Other {\n"
+            "    pub fn new() -> Self { Other }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("make", "references", "Ast.Empty", "src/ast.rs") in found
+    assert ("Ast.lit", "references", "Ast.Lit", "src/ast.rs") in found
+    assert ("tests.t", "calls", "make", "src/ast.rs") in found
+    assert ("open", "calls", "Access.new", "src/de/access.rs") in found
+    assert not {
+        edge for edge in found if edge[2] in ("Ast.Empty", "Ast.Lit") and edge[1] == "calls"
+    }

@@ -135,6 +135,10 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         here = of_file.get(file.id)
         if not parts or here is None:
             return ImportResult()
+        inline = inline_depth(file.id, imp.line) if parts[0] == "super" else 0
+        if inline and parts[:inline] == ["super"] * inline:
+            # `use super::X` in `mod tests { }`: the file's own module, not its parent
+            return _walk(here, parts[inline:])
         found = start(file, parts[0])
         if found is None:  # a name in the current module: `use models::Order`
             module: Module | None = here
@@ -143,15 +147,38 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
             return ImportResult(external=True)
         else:
             module, rest = found.module, parts[1:]
-        while rest and rest[0] == "super" and module is not None:
-            module, rest = module.parent, rest[1:]
-        while module is not None and rest and rest[0] in module.children:
-            module, rest = module.children[rest[0]], rest[1:]
-        if found is None and rest == parts and not _defines(project, here, parts[0]):
+        if (
+            found is None
+            and parts[0] not in here.children
+            and not _defines(project, here, parts[0])
+        ):
             return ImportResult(external=True)  # nothing here by that name: an extern crate
-        return ImportResult(module, tuple(rest))
+        return _walk(module, rest)
+
+    inline_spans: dict[int, list[tuple[int, int]]] = {}
+
+    def inline_depth(file_id: int, line: int) -> int:
+        """How many inline ``mod m { ... }`` blocks of the file hold ``line``."""
+        spans = inline_spans.get(file_id)
+        if spans is None:
+            syms = project.file_syms.get(file_id, ())
+            spans = inline_spans[file_id] = [
+                (s.start_line, s.end_line)
+                for s in syms
+                if s.kind == "module" and s.end_line > s.start_line
+            ]
+        return sum(1 for first, last in spans if first < line <= last)
 
     return Layout(modules, of_file, resolve_import, local_name, start)
+
+
+def _walk(module: Module | None, rest: list[str]) -> ImportResult:
+    """Follow ``super`` and submodule segments from ``module``; the rest is a member path."""
+    while rest and rest[0] == "super" and module is not None:
+        module, rest = module.parent, rest[1:]
+    while module is not None and rest and rest[0] in module.children:
+        module, rest = module.children[rest[0]], rest[1:]
+    return ImportResult(module, tuple(rest))
 
 
 def _defines(project: Project, module: Module, name: str) -> bool:
@@ -251,4 +278,7 @@ SPEC = LanguageSpec(
     class_self_names=frozenset({"Self"}),
     impls_anywhere=True,
     paths_first=True,
+    # a private `use` is seen by the module's descendants, and only they may name it
+    # (`crate::de::Access` from `de::value` through `use access::*` in `de`)
+    imports_are_members=True,
 )

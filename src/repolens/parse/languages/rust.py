@@ -18,7 +18,12 @@ Conventions decided here:
 - Attributes are decorators (``derive(Debug)``, ``test``); ``#[test]`` functions are
   ``test``s. Macro calls (``name!(...)``) are ``calls`` to ``name``.
 - ``X { .. }`` is ``instantiates X``; ``X::new()`` stays a call with receiver ``X`` (and
-  ``let x = X::new()`` binds ``x`` to ``X``).
+  ``let x = X::new()`` binds ``x`` to ``X``). ``Ast::Empty(span)`` (a capitalised name on a
+  capitalised path) builds an enum variant: a ``references`` to it, not a call.
+- Types are read through ``Box``/``Rc``/``Arc``/``Cow``/``Option``/``Result``/cells (a
+  binding's type and a function's ``return_type``; the signature keeps them): what
+  ``?``, ``.unwrap()``, ``if let Some(x) = ...`` and deref reach. ``let x = y`` copies
+  ``y``'s binding.
 """
 
 from __future__ import annotations
@@ -35,6 +40,15 @@ _RET = "return_type: (_)? @returns"
 _PAT = "pattern: [(identifier) @name (mut_pattern (identifier) @name)]"
 _SCOPED_CALL = "(scoped_identifier path: (_) @recv name: (identifier) @name)"
 _FIELD_CALL = "(field_expression value: (_) @recv field: (field_identifier) @name)"
+# `Ast::Empty(span)`: a capitalised name on a capitalised path is an enum variant (or a
+# tuple struct's associated item); a path of functions and modules is snake_case
+_TYPE_PATH = '[(identifier) @_p (scoped_identifier name: (identifier) @_p)] (#match? @_p "^[A-Z]")'
+_VARIANT = f'(scoped_identifier path: {_TYPE_PATH} name: (identifier) @_v (#match? @_v "^[A-Z]"))'
+_CALLEE = "[(identifier) (scoped_identifier) (field_expression)] @bind.call"
+# what `x.unwrap()` holds is what `x` holds: Option and Result types are read unwrapped
+# (`#not-any-of?` with several values matches anything in py-tree-sitter 0.26: a regex)
+_UNWRAPS = '"^(unwrap|expect|unwrap_or_default|unwrap_unchecked)$"'
+_UNWRAP = f"field: (field_identifier) @_unwrap (#match? @_unwrap {_UNWRAPS})"
 
 QUERY = f"""
 (function_item name: (identifier) @name {_RET}) @def.function
@@ -54,7 +68,11 @@ QUERY = f"""
 
 (call_expression function: (identifier) @name arguments: (_) @args) @call
 (call_expression function: {_FIELD_CALL} arguments: (_) @args) @call
-(call_expression function: {_SCOPED_CALL} arguments: (_) @args) @call
+(call_expression function: (scoped_identifier path: (_) @recv name: (identifier) @name)
+  arguments: (_) @args (#not-match? @name "^[A-Z]")) @call
+(call_expression function: (scoped_identifier path: (_) @recv name: (identifier) @name)
+  arguments: (_) @args (#match? @name "^[A-Z]") (#not-match? @recv "(^|::)[A-Z][^:]*$")) @call
+(call_expression function: {_VARIANT} @ref)
 (call_expression function: (generic_function function: (identifier) @name)
   arguments: (_) @args) @call
 (call_expression function: (generic_function function: {_SCOPED_CALL}) arguments: (_) @args) @call
@@ -73,8 +91,19 @@ QUERY = f"""
   (#eq? @_new "new"))) @bind
 (let_declaration !type {_PAT} value: (call_expression
   function: (scoped_identifier name: (identifier) @_fn) @bind.call (#not-eq? @_fn "new"))) @bind
+(let_declaration !type {_PAT} value: (call_expression function: (identifier) @bind.call)) @bind
 (let_declaration !type {_PAT} value: (call_expression
-  function: [(identifier) (field_expression)] @bind.call)) @bind
+  function: (field_expression field: (field_identifier) @_m) @bind.call
+  (#not-match? @_m {_UNWRAPS}))) @bind
+(let_declaration !type {_PAT} value: (call_expression function: (field_expression
+  value: (call_expression function: {_CALLEE}) {_UNWRAP}))) @bind
+(let_declaration !type {_PAT} value: (call_expression function: (field_expression
+  value: (identifier) @bind.alias {_UNWRAP}))) @bind
+(let_declaration !type {_PAT} value: (identifier) @bind.alias) @bind
+(let_condition pattern: (tuple_struct_pattern type: (identifier) @_some . (identifier) @name .)
+  value: (call_expression function: {_CALLEE}) (#any-of? @_some "Some" "Ok")) @bind
+(let_condition pattern: (tuple_struct_pattern type: (identifier) @_some . (identifier) @name .)
+  value: (identifier) @bind.alias (#any-of? @_some "Some" "Ok")) @bind
 (let_declaration !type {_PAT} value: (try_expression (call_expression
   function: [(identifier) (scoped_identifier) (field_expression)] @bind.call))) @bind
 (let_declaration !type {_PAT} value: (struct_expression name: (_) @bind.new)) @bind
@@ -115,6 +144,7 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
         sym.is_exported = False
     if sym.kind != "function":
         return
+    sym.return_type = _unwrap(sym.return_type) if "<" in sym.return_type else sym.return_type
     sym.is_async = " async " in f" {sig[: sig.find('fn ')]}"
     if any(d == "test" or d.endswith("::test") for d in sym.decorators):
         sym.kind = "test"
@@ -201,14 +231,47 @@ def _leaf(full: str, alias: Node | None, src: bytes) -> ImportSpec:
     return ImportSpec(module, name, node_text(alias, src) if alias is not None else None)
 
 
+_WRAPPERS = frozenset(
+    {"Box", "Rc", "Arc", "Cow", "Pin", "Option", "Result", "RefCell", "Cell", "Mutex", "RwLock"}
+)
+"""Types read as what they hold: smart pointers deref to it, and the methods of an Option
+or a Result's value are what ``?``, ``unwrap()`` and ``if let Some(x)`` reach."""
+
+
+def _unwrap(text: str) -> str:
+    """``&'a Option<Box<Hir>>`` -> ``Hir``; other types keep their generic arguments."""
+    while True:
+        text = text.lstrip("&").strip()
+        if text.startswith("'"):
+            text = text.split(None, 1)[-1]
+        for prefix in ("mut ", "dyn ", "impl "):
+            text = text.removeprefix(prefix)
+        head, _, args = text.partition("<")
+        if head.rsplit("::", 1)[-1].strip() not in _WRAPPERS or not args.endswith(">"):
+            return text.strip()
+        text = _first_argument(args[:-1])
+
+
+def _first_argument(args: str) -> str:
+    """The first type argument of ``'a, Foo<A, B>, E``, past lifetimes."""
+    depth, start = 0, 0
+    for i, ch in enumerate(args + ","):
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            part = args[start:i].strip()
+            if not part.startswith("'"):
+                return part
+            start = i + 1
+    return ""
+
+
 def _clean_type(text: str) -> str:
-    """``&'a mut Foo<T>`` -> ``Foo``: what a receiver's methods are looked up on."""
-    text = text.lstrip("&").strip()
-    if text.startswith("'"):
-        text = text.split(None, 1)[-1]
-    for prefix in ("mut ", "dyn ", "impl "):
-        text = text.removeprefix(prefix)
-    return strip_generics(text.strip())
+    """``&'a mut Foo<T>`` -> ``Foo``, ``Option<Box<Foo>>`` -> ``Foo``: what a receiver's
+    methods are looked up on."""
+    return strip_generics(_unwrap(text))
 
 
 _BUILTIN_TYPES = frozenset(
