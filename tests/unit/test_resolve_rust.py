@@ -157,3 +157,20 @@ def test_variants_test_modules_and_private_globs(tmp_path: Path, index_tree: Ind
     assert not {
         edge for edge in found if edge[2] in ("Ast.Empty", "Ast.Lit") and edge[1] == "calls"
     }
+
+
+def test_a_macro_invocation_calls_the_macro(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``syntax!(...)`` in a test module calls the ``macro_rules! syntax`` beside it (glob's
+    and regex-syntax's tests are mostly such macros); ``vec![]`` stays the builtin."""
+    found = edges(
+        tmp_path,
+        {
+            "src/lib.rs": "#[cfg(test)]\nmod tests {\n    macro_rules! syntax {\n"
+            "        ($name:ident) => { fn $name() {} };\n    }\n\n"
+            "    syntax!(lit1);\n\n    fn t() { let v: Vec<u8> = vec![]; syntax!(lit2); }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("tests", "calls", "tests.syntax", "src/lib.rs") in found
+    assert ("tests.t", "calls", "tests.syntax", "src/lib.rs") in found
+    assert {edge[2] for edge in found} == {"tests.syntax"}

@@ -34,8 +34,9 @@ DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
     # a module-level name bound to a made function (`parseAsync = _parseAsync(err)`,
     # `dataclass = partial(attrs, ...)`, `ib = attrib`) is what such a call runs, and so
-    # is a function-valued field (`config.onPause()` with `onPause: () => void`)
-    "calls": FUNCTION_KINDS | CLASS_KINDS | ALIAS_KINDS | {"field"},
+    # is a function-valued field (`config.onPause()` with `onPause: () => void`); a macro
+    # invocation (Rust `parse!(...)`, C `MAX(a, b)`) calls the macro it names
+    "calls": FUNCTION_KINDS | CLASS_KINDS | ALIAS_KINDS | {"field", "macro"},
     "instantiates": CLASS_KINDS | ALIAS_KINDS,
     "extends": CLASS_KINDS,
     "implements": CLASS_KINDS,
