@@ -179,3 +179,24 @@ def test_variables_typed_by_var_alias_assertion_and_type_switch(
     assert ("use", "calls", "Mux.Parent", "router/router.go") in found
     assert ("Middlewares.Chain", "calls", "Middlewares.tail", "router/router.go") in found
     assert ("use", "instantiates", "Middlewares", "router/router.go") in found
+
+
+def test_a_local_is_not_in_scope_above_its_declaration(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``token.Alias()`` above ``token := s.scan()`` in the same function is the package
+    ``token`` (go-yaml's scanner); below it, the local."""
+    found = edges(
+        tmp_path,
+        {
+            "token/token.go": "package token\n\ntype Token struct{}\n\n"
+            "func Alias() *Token { return nil }\n\nfunc (t *Token) Clone() *Token { return t }\n",
+            "scanner/scanner.go": 'package scanner\n\nimport "example.com/app/token"\n\n'
+            "type Scanner struct{}\n\nfunc (s *Scanner) next() *token.Token { return nil }\n\n"
+            "func (s *Scanner) scan() {\n\ttoken.Alias()\n\ttoken := s.next()\n"
+            "\ttoken.Clone()\n}\n",
+        },
+        index_tree,
+    )
+    assert ("Scanner.scan", "calls", "Alias", "token/token.go") in found
+    assert ("Scanner.scan", "calls", "Token.Clone", "token/token.go") in found

@@ -95,6 +95,9 @@ class LanguageSpec:
     impls_anywhere: bool = False  # methods may be declared in any file (Rust `impl`)
     paths_first: bool = False  # path heads (`crate`, `super`) win over names in scope
     param_name_last: bool = False  # `String name` (Java) rather than `name string` (Go)
+    # a local is not in scope above its declaration (Go, Rust): `token.X()` above
+    # `token := scan()` is the package `token`
+    declare_before_use: bool = False
 
 
 @dataclass(slots=True)

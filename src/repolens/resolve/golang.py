@@ -184,4 +184,5 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     package_scope=True,
     exported_only=True,
+    declare_before_use=True,
 )

@@ -281,4 +281,5 @@ SPEC = LanguageSpec(
     # a private `use` is seen by the module's descendants, and only they may name it
     # (`crate::de::Access` from `de::value` through `use access::*` in `de`)
     imports_are_members=True,
+    declare_before_use=True,
 )
