@@ -174,3 +174,23 @@ def test_a_macro_invocation_calls_the_macro(tmp_path: Path, index_tree: IndexTre
     assert ("tests", "calls", "tests.syntax", "src/lib.rs") in found
     assert ("tests.t", "calls", "tests.syntax", "src/lib.rs") in found
     assert {edge[2] for edge in found} == {"tests.syntax"}
+
+
+def test_self_typed_parameters_and_clones(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``other: &Self`` in a trait's default method is the trait (regex-syntax's
+    ``Interval``), in an ``impl`` block the type; ``let c = x.clone()`` holds what ``x``
+    holds."""
+    found = edges(
+        tmp_path,
+        {
+            "src/lib.rs": "pub trait Interval {\n    fn upper(&self) -> u32;\n"
+            "    fn overlaps(&self, other: &Self) -> bool { other.upper() > self.upper() }\n}\n\n"
+            "pub struct Range;\n\nimpl Range {\n    fn upper(&self) -> u32 { 0 }\n"
+            "    fn merge(&self, other: &Self) -> u32 { let c = other.clone(); c.upper() }\n}\n\n"
+            "pub struct Other;\n\nimpl Other {\n    fn upper(&self) -> u32 { 1 }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("Interval.overlaps", "calls", "Interval.upper", "src/lib.rs") in found
+    assert ("Range.merge", "calls", "Range.upper", "src/lib.rs") in found
+    assert not {edge for edge in found if edge[2] == "Other.upper"}

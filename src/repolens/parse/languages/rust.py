@@ -45,9 +45,10 @@ _FIELD_CALL = "(field_expression value: (_) @recv field: (field_identifier) @nam
 _TYPE_PATH = '[(identifier) @_p (scoped_identifier name: (identifier) @_p)] (#match? @_p "^[A-Z]")'
 _VARIANT = f'(scoped_identifier path: {_TYPE_PATH} name: (identifier) @_v (#match? @_v "^[A-Z]"))'
 _CALLEE = "[(identifier) (scoped_identifier) (field_expression)] @bind.call"
-# what `x.unwrap()` holds is what `x` holds: Option and Result types are read unwrapped
-# (`#not-any-of?` with several values matches anything in py-tree-sitter 0.26: a regex)
-_UNWRAPS = '"^(unwrap|expect|unwrap_or_default|unwrap_unchecked)$"'
+# what `x.unwrap()` or `x.clone()` holds is what `x` holds: Option and Result types are
+# read unwrapped (`#not-any-of?` with several values matches anything in py-tree-sitter
+# 0.26: a regex)
+_UNWRAPS = '"^(unwrap|expect|unwrap_or_default|unwrap_unchecked|clone|to_owned|as_ref|as_mut)$"'
 _UNWRAP = f"field: (field_identifier) @_unwrap (#match? @_unwrap {_UNWRAPS})"
 
 QUERY = f"""
@@ -279,7 +280,7 @@ _BUILTIN_TYPES = frozenset(
         "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
         "usize", "f32", "f64", "bool", "char", "str", "String", "Vec", "Option", "Result",
         "Box", "Rc", "Arc", "RefCell", "Cell", "HashMap", "HashSet", "BTreeMap", "BTreeSet",
-        "Self", "Ok", "Err", "Some", "None",
+        "Ok", "Err", "Some", "None",
         *"ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     }
 )  # fmt: skip
