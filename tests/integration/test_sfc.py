@@ -169,3 +169,39 @@ def test_a_long_component_is_chunked_at_its_script_functions() -> None:
     assert starts == {"helper": 45, "Big.alpha": 81}
     covered = sorted({n for c in chunks for n in range(c.start_line, c.end_line + 1)})
     assert covered == list(range(1, parsed.line_count + 1))
+
+
+def test_component_tags_are_instantiations_html_tags_are_not(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """Vue resolves `<order-row>` to the component `OrderRow` as it does `<OrderRow/>`;
+    in Svelte a kebab-case tag is a custom HTML element. Lowercase tags are HTML."""
+    _need("vue")
+    _need("svelte")
+    row = "<template><li>row</li></template>\n<script setup>\nconst x = 1\n</script>\n"
+    (tmp_path / "OrderRow.vue").write_text(row)
+    (tmp_path / "button.vue").write_text(row)  # named like an HTML tag: never matched
+    (tmp_path / "OrderList.vue").write_text(
+        "<template>\n  <ul>\n    <OrderRow />\n    <order-row></order-row>\n"
+        "    <button>native</button>\n  </ul>\n</template>\n"
+        "<script setup>\nimport OrderRow from './OrderRow.vue'\n"
+        "import button from './button.vue'\n</script>\n"
+    )
+    (tmp_path / "Badge.svelte").write_text("<span>badge</span>\n")
+    (tmp_path / "Cart.svelte").write_text(
+        "<script>\n  import Badge from './Badge.svelte';\n</script>\n"
+        "<Badge />\n<my-badge></my-badge>\n<button>native</button>\n"
+    )
+    conn = index_tree(tmp_path)
+    users = callers(conn, find_symbol(conn, "OrderRow"))
+    assert sorted((h.symbol.qualified_name, h.edge_kind, h.line) for h in users) == [
+        ("OrderList", "instantiates", 3),
+        ("OrderList", "instantiates", 4),
+    ]
+    assert callers(conn, find_symbol(conn, "button")) == []
+    used = callees(conn, find_symbol(conn, "Cart"))
+    assert [(h.symbol.qualified_name, h.edge_kind, h.line) for h in used] == [
+        ("Badge", "instantiates", 4)
+    ]
+    refs = "SELECT r.name FROM refs r JOIN files f ON f.id = r.file_id WHERE f.path = ?"
+    assert {row[0] for row in conn.execute(refs, ("Cart.svelte",))} == {"Badge"}

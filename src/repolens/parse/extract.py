@@ -142,6 +142,9 @@ def _embedded(
     ``out``: into the file's own symbol (``Embedded.in_file_symbol``), else into the host
     symbol around the block. A block whose grammar is missing is skipped, and said so."""
     own = add_file_symbol(spec.file_symbol, out) if spec.file_symbol else None
+    for ref in out.references if own is not None else ():
+        if ref.source is None:  # the host's own code (a component's markup) is the symbol's
+            ref.source = own
     for node in nodes:
         code = spec.embedded(node, src) if spec.embedded is not None else None
         if code is None:
@@ -203,6 +206,8 @@ class _Matches:
             name, receiver = split_qualified(text, self.spec.separator)
         else:
             return
+        if self.spec.call_name is not None:
+            name = self.spec.call_name(name)
         args = caps.get("args")
         row, col = name_node.start_point
         kind = "calls" if role == "call" else "instantiates"

@@ -144,6 +144,7 @@ class LanguageSpec:
     heritage: HeritageHook = _no_heritage  # ("extends" | "implements", type node)
     exports: ExportHook = _no_exports
     clean_type: TextHook = _same  # normalise a binding's type text (strip *, &, Optional…)
+    call_name: TextHook | None = None  # normalise a call's name (Vue `<order-row>`: OrderRow)
     body_fields: tuple[str, ...] = ("body",)  # where a definition's header ends
     wrapper_types: frozenset[str] = frozenset()  # parents whose range a symbol takes over
     name_types: frozenset[str] = frozenset({"identifier", "type_identifier"})

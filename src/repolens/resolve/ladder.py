@@ -37,7 +37,7 @@ FITS = {
     # is a function-valued field (`config.onPause()` with `onPause: () => void`); a macro
     # invocation (Rust `parse!(...)`, C `MAX(a, b)`) calls the macro it names
     "calls": FUNCTION_KINDS | CLASS_KINDS | ALIAS_KINDS | {"field", "macro"},
-    "instantiates": CLASS_KINDS | ALIAS_KINDS,
+    "instantiates": CLASS_KINDS | ALIAS_KINDS | {"component"},  # Vue/Svelte `<OrderRow/>`
     "extends": CLASS_KINDS,
     "implements": CLASS_KINDS,
     "type_of": TYPE_KINDS | ALIAS_KINDS,

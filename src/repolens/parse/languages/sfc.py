@@ -13,7 +13,10 @@ The file itself is a ``component`` symbol named after the file (``OrderList.vue`
 ``<script setup>``, Svelte's instance ``<script>``: ``OrderList.load``); code that runs
 once per module stays at module level (Vue's plain ``<script>``, Svelte's
 ``<script context="module">``/``<script module>``), so its exports can be imported by
-name. Templates are not read: a name used only in markup makes no reference.
+name. In the markup, a component used as a tag (``<OrderRow :order="o"/>``; in Vue also
+``<order-row>``) is an instantiation of that name by the component, like ``new
+OrderRow()``: it resolves to what the script imports under that name. Other names used in markup
+expressions make no reference.
 """
 
 from __future__ import annotations
@@ -33,6 +36,13 @@ QUERY = """
 (document) @import
 (script_element (raw_text) @embed)
 (style_element (raw_text) @import)
+"""
+# A tag whose name matches one of these patterns names a component, not an HTML element.
+PASCAL_TAG = "^[A-Z]"
+KEBAB_TAG = "^[a-z][a-z0-9]*(-[a-z0-9]+)+$"  # Vue resolves `order-row` to OrderRow
+_TAGS = """
+(start_tag (tag_name) @name (#match? @name "{pattern}")) @new
+(self_closing_tag (tag_name) @name (#match? @name "{pattern}")) @new
 """
 
 _SCRIPT_LANGUAGES = {
@@ -87,14 +97,23 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
     """The HTML query defines no symbols: the component is the file's own symbol."""
 
 
-def make_spec(language: str, instance: InstanceRule) -> LanguageSpec:
+def pascal_case(tag: str) -> str:
+    """``order-row`` -> ``OrderRow``; a PascalCase tag stays as it is."""
+    return "".join(part[:1].upper() + part[1:] for part in tag.split("-")) if "-" in tag else tag
+
+
+def make_spec(language: str, instance: InstanceRule, *, kebab_tags: bool) -> LanguageSpec:
+    """A component language; ``kebab_tags``: ``<order-row>`` names the component
+    ``OrderRow`` too (Vue), rather than a custom HTML element (Svelte)."""
+    tags = [PASCAL_TAG, KEBAB_TAG] if kebab_tags else [PASCAL_TAG]
     return LanguageSpec(
         language=language,
         grammar_module="tree_sitter_html",
-        query=QUERY,
+        query=QUERY + "".join(_TAGS.format(pattern=pattern) for pattern in tags),
         refine=_refine,
         imports=imports,
         name_types=frozenset(),
         embedded=_script(instance),
         file_symbol="component",
+        call_name=pascal_case if kebab_tags else None,
     )

@@ -11,4 +11,4 @@ def _per_instance(attrs: Attributes) -> bool:
     return attrs.get("context") != "module" and "module" not in attrs
 
 
-SPEC = make_spec("svelte", _per_instance)
+SPEC = make_spec("svelte", _per_instance, kebab_tags=False)

@@ -11,4 +11,4 @@ def _per_instance(attrs: Attributes) -> bool:
     return "setup" in attrs
 
 
-SPEC = make_spec("vue", _per_instance)
+SPEC = make_spec("vue", _per_instance, kebab_tags=True)
