@@ -194,3 +194,51 @@ def test_self_typed_parameters_and_clones(tmp_path: Path, index_tree: IndexTree)
     assert ("Interval.overlaps", "calls", "Interval.upper", "src/lib.rs") in found
     assert ("Range.merge", "calls", "Range.upper", "src/lib.rs") in found
     assert not {edge for edge in found if edge[2] == "Other.upper"}
+
+
+def test_match_arms_bind_a_variants_payload(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``Item::Table(ref t) => t.len()`` calls ``Table.len``: a one-field tuple variant's
+    payload types what the pattern binds (toml_edit's ``Item``, regex-syntax's ``HirKind``);
+    a two-field variant binds nothing."""
+    found = edges(
+        tmp_path,
+        {
+            "src/lib.rs": "pub struct Table;\n"
+            "impl Table {\n    pub fn len(&self) -> usize { 0 }\n}\n"
+            "pub struct Array;\nimpl Array {\n    pub fn len(&self) -> usize { 1 }\n}\n\n"
+            "pub enum Item {\n    Table(Table),\n    Array(Box<Array>),\n"
+            "    Pair(Table, Array),\n}\n\n"
+            "pub fn size(item: &Item) -> usize {\n    match item {\n"
+            "        Item::Table(ref t) => t.len(),\n"
+            "        Item::Array(a) => a.len(),\n"
+            "        Item::Pair(p, _) => p.len(),\n    }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("size", "calls", "Table.len", "src/lib.rs") in found
+    assert ("size", "calls", "Array.len", "src/lib.rs") in found
+    assert len({edge for edge in found if edge[0] == "size" and edge[1] == "calls"}) == 2
+
+
+def test_one_line_match_arms_bind_their_own_payload(tmp_path: Path, index_tree: IndexTree) -> None:
+    """Arms on one line each (toml_edit's ``Item::Table(v) => v.fmt(f),``) read their own
+    binding, not the arm's above; ``let t = t.get()`` still reads the ``t`` above."""
+    found = edges(
+        tmp_path,
+        {
+            "src/lib.rs": "pub struct Table;\nimpl Table {\n    pub fn fmt(&self) {}\n"
+            "    pub fn get(&self) -> Array { Array }\n}\n"
+            "pub struct Array;\nimpl Array {\n    pub fn fmt(&self) {}\n}\n\n"
+            "pub enum Item {\n    Table(Table),\n    Array(Array),\n}\n\n"
+            "pub fn show(item: &Item) {\n    match item {\n"
+            "        Item::Table(ref mut v) => v.fmt(),\n"
+            "        Item::Array(v) => v.fmt(),\n    }\n}\n\n"
+            "pub fn shadow(t: Table) {\n    let t = t.get();\n    t.fmt();\n}\n",
+        },
+        index_tree,
+    )
+    assert ("show", "calls", "Table.fmt", "src/lib.rs") in found
+    assert ("show", "calls", "Array.fmt", "src/lib.rs") in found
+    assert ("shadow", "calls", "Table.get", "src/lib.rs") in found
+    assert ("shadow", "calls", "Array.fmt", "src/lib.rs") in found
+    assert ("shadow", "calls", "Table.fmt", "src/lib.rs") not in found

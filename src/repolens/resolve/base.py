@@ -98,6 +98,10 @@ class LanguageSpec:
     # a local is not in scope above its declaration (Go, Rust): `token.X()` above
     # `token := scan()` is the package `token`
     declare_before_use: bool = False
+    # a stated type on the use's own line is in force there (Rust `Item::Table(t) =>
+    # t.len()`), a callee's (`let x = x.get()`) is not; not in Go, where a closure's
+    # parameter follows its call on the line (`r.Get("/", func(r *http.Request) {`)
+    line_patterns: bool = False
 
 
 @dataclass(slots=True)

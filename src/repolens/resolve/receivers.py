@@ -285,6 +285,8 @@ def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int)
     value = eval_receiver(ctx, file, scope_id, head, line, types_only=True)
     if value.kind == "symbol" and value.sym is not None and value.sym.kind == "type_alias":
         return NONE_UNKNOWN
+    if value.kind == "symbol" and value.sym is not None and value.sym.kind == "enum_member":
+        return value_type(ctx, value)  # its payload: `Item::Table(t) =>` binds `t` to it
     if value.kind != "class":
         return value if value.kind == "none" else NONE_UNKNOWN
     return value if as_class else Value("instance", sym=value.sym).via(value)

@@ -282,4 +282,5 @@ SPEC = LanguageSpec(
     # (`crate::de::Access` from `de::value` through `use access::*` in `de`)
     imports_are_members=True,
     declare_before_use=True,
+    line_patterns=True,
 )

@@ -111,9 +111,13 @@ def _local(
     if types_only:
         return None
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
-    if bindings and bindings[-1].line > line and _declared_before_use(ctx, sym):
+    spec = ctx.spec_of.get(sym.file_id)
+    if bindings and bindings[-1].line >= line and spec is not None and spec.declare_before_use:
         ctx.line_choices += 1
         bindings = [b for b in bindings if b.line <= line]
+        stated = [b for b in bindings if b.line == line and not b.from_call]
+        if stated and spec.line_patterns:  # `Item::Table(t) => t.len()`: in force at once
+            return Value("local", binding=stated[-1])
     if bindings:
         return Value("local", binding=_pick_binding(ctx, bindings, line))
     # an untyped parameter shadows globals, its type unknown; only a name its signature
@@ -121,11 +125,6 @@ def _local(
     if sym.kind in CALLABLE_KINDS and name in sym.signature and name in _parameters(ctx, sym):
         return Value("local")
     return None
-
-
-def _declared_before_use(ctx: Context, sym: Sym) -> bool:
-    spec = ctx.spec_of.get(sym.file_id)
-    return spec is not None and spec.declare_before_use
 
 
 def _parameters(ctx: Context, fn: Sym) -> frozenset[str]:

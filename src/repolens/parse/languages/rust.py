@@ -20,6 +20,9 @@ Conventions decided here:
 - ``X { .. }`` is ``instantiates X``; ``X::new()`` stays a call with receiver ``X`` (and
   ``let x = X::new()`` binds ``x`` to ``X``). ``Ast::Empty(span)`` (a capitalised name on a
   capitalised path) builds an enum variant: a ``references`` to it, not a call.
+- A one-field tuple variant ``Table(Table)`` binds its name to its payload type in the
+  enum's scope, so that ``Item::Table(t) =>`` (a binding of ``t`` to ``Item::Table``)
+  gives ``t`` that type.
 - Types are read through ``Box``/``Rc``/``Arc``/``Cow``/``Option``/``Result``/cells (a
   binding's type and a function's ``return_type``; the signature keeps them): what
   ``?``, ``.unwrap()``, ``if let Some(x) = ...`` and deref reach. ``let x = y`` copies
@@ -108,6 +111,11 @@ QUERY = f"""
 (let_declaration !type {_PAT} value: (try_expression (call_expression
   function: [(identifier) (scoped_identifier) (field_expression)] @bind.call))) @bind
 (let_declaration !type {_PAT} value: (struct_expression name: (_) @bind.new)) @bind
+(enum_variant name: (identifier) @name
+  body: (ordered_field_declaration_list . type: (_) @bind.type .)) @bind
+(tuple_struct_pattern type: (scoped_identifier path: {_TYPE_PATH}) @bind.new
+  . [(identifier) @name (mut_pattern (identifier) @name) (reference_pattern (identifier) @name)
+     (ref_pattern [(identifier) @name (mut_pattern (identifier) @name)])] .) @bind
 (parameter {_PAT} type: (_) @bind.type) @bind
 (self_parameter (self) @name) @bind @bind.self
 (field_declaration name: (field_identifier) @name type: (_) @bind.type) @bind
