@@ -242,3 +242,21 @@ def test_one_line_match_arms_bind_their_own_payload(tmp_path: Path, index_tree: 
     assert ("shadow", "calls", "Table.get", "src/lib.rs") in found
     assert ("shadow", "calls", "Array.fmt", "src/lib.rs") in found
     assert ("shadow", "calls", "Table.fmt", "src/lib.rs") not in found
+
+
+def test_a_variant_named_like_a_builtin_type(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``Value::String(ref mut f) =>`` binds ``f`` to the payload ``Formatted<String>``
+    (toml_edit): a variant named ``String`` is not the builtin ``String``."""
+    found = edges(
+        tmp_path,
+        {
+            "src/lib.rs": "pub struct Formatted<T> { v: T }\n"
+            "impl<T> Formatted<T> {\n    pub fn set_repr(&mut self) {}\n}\n\n"
+            "pub enum Value {\n    String(Formatted<String>),\n    Integer(Formatted<i64>),\n}\n\n"
+            "pub fn apply(mut val: Value) {\n    match val {\n"
+            "        Value::String(ref mut f) => {\n            f.set_repr();\n        }\n"
+            "        _ => {}\n    }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("apply", "calls", "Formatted.set_repr", "src/lib.rs") in found
