@@ -28,6 +28,33 @@ def open_indexed(root: Path) -> sqlite3.Connection:
     return connect(project.db_path, readonly=True)
 
 
+EDGES = """
+SELECT s.qualified_name, e.kind, t.qualified_name, tf.path
+FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
+JOIN files tf ON tf.id = t.file_id
+WHERE e.kind IN ({kinds})
+"""
+
+
+def indexed_edges(
+    root: Path,
+    files: dict[str, str],
+    index_tree: IndexTree,
+    kinds: tuple[str, ...] = ("calls", "instantiates"),
+) -> set[tuple[str, ...]]:
+    """Write ``files`` under ``root``, index them with the real pipeline and return
+    (source, kind, target qualified name, target file) of every edge of ``kinds``."""
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    conn = index_tree(root)
+    try:
+        sql = EDGES.format(kinds=",".join("?" * len(kinds)))
+        return {tuple(row) for row in conn.execute(sql, kinds)}
+    finally:
+        conn.close()
+
+
 @pytest.fixture(scope="session")
 def index_tree() -> IndexTree:
     """``open_indexed`` as a fixture, usable from fixtures of any scope."""

@@ -7,25 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import IndexTree
-
-EDGES = """
-SELECT s.qualified_name, e.kind, t.qualified_name, tf.path
-FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
-JOIN files tf ON tf.id = t.file_id
-WHERE e.kind IN ('calls', 'instantiates')
-"""
-
-
-def edges(root: Path, files: dict[str, str], index_tree: IndexTree) -> set[tuple[str, ...]]:
-    """(source, kind, target qualified name, target file) of every call edge."""
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    conn = index_tree(root)
-    try:
-        return {tuple(row) for row in conn.execute(EDGES)}
-    finally:
-        conn.close()
+from conftest import indexed_edges as edges
 
 
 def test_commonjs_exports_by_assignment_reach_destructured_requires(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from test_resolve_support import Tree
 
-from conftest import IndexTree
+from conftest import IndexTree, indexed_edges
 from repolens.resolve.golang import default_package_name
 
 
@@ -79,26 +79,12 @@ def test_external_packages_bind_their_conventional_name(path: str, name: str) ->
     assert default_package_name(path) == name
 
 
-EDGES = """
-SELECT s.qualified_name, e.kind, t.qualified_name, tf.path
-FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
-JOIN files tf ON tf.id = t.file_id
-WHERE e.kind IN ('calls', 'instantiates')
-"""
 GO_MOD = "module example.com/app\n\ngo 1.22\n"
 
 
 def edges(root: Path, files: dict[str, str], index_tree: IndexTree) -> set[tuple[str, ...]]:
-    """(source, kind, target qualified name, target file) of every call edge of a tiny
-    Go module indexed with the real pipeline."""
-    for path, text in {"go.mod": GO_MOD, **files}.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    conn = index_tree(root)
-    try:
-        return {tuple(row) for row in conn.execute(EDGES)}
-    finally:
-        conn.close()
+    """Every call edge of a tiny Go module (see ``indexed_edges``)."""
+    return indexed_edges(root, {"go.mod": GO_MOD, **files}, index_tree)
 
 
 def test_unnamed_results_do_not_hide_packages(tmp_path: Path, index_tree: IndexTree) -> None:

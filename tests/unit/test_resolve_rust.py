@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from test_resolve_support import Tree
 
-from conftest import IndexTree
+from conftest import IndexTree, indexed_edges
 
 
 @pytest.fixture
@@ -65,25 +65,10 @@ def test_use_of_a_child_module_without_crate_prefix(tree: Tree) -> None:
     )
 
 
-EDGES = """
-SELECT s.qualified_name, e.kind, t.qualified_name, tf.path
-FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
-JOIN files tf ON tf.id = t.file_id
-WHERE e.kind IN ('calls', 'instantiates', 'references')
-"""
-
-
 def edges(root: Path, files: dict[str, str], index_tree: IndexTree) -> set[tuple[str, ...]]:
-    """(source, kind, target qualified name, target file) of every call and reference edge
-    of a tiny crate indexed with the real pipeline."""
-    for path, text in {"Cargo.toml": '[package]\nname = "app"\n', **files}.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    conn = index_tree(root)
-    try:
-        return {tuple(row) for row in conn.execute(EDGES)}
-    finally:
-        conn.close()
+    """Every call and reference edge of a tiny crate (see ``indexed_edges``)."""
+    crate = {"Cargo.toml": '[package]\nname = "app"\n', **files}
+    return indexed_edges(root, crate, index_tree, ("calls", "instantiates", "references"))
 
 
 HIR = """pub struct Hir { kind: u8 }
