@@ -33,6 +33,9 @@ MIN_PARALLEL_REFS = 8000
 """Below this many references a fork costs more than it saves."""
 SLICE_REFS = 20_000
 """References per slice answered serially: answers are written and let go per slice."""
+AHEAD = 4
+"""Slices sent to each worker before it needs them: it keeps answering while this process
+writes or answers a slice itself."""
 SLICES_PER_WORKER = 8
 """Slices per process: small enough that the shares balance (see ``_resolve_forked``)
 and that answers waiting for their turn hold little memory."""
@@ -110,7 +113,8 @@ def _resolve_forked(
     costs about as much as finding them, so it answers a slice only when the next one in
     order is not ready yet: the shares then balance on their own, whatever writing costs
     on this project. It takes the first slice not yet sent, whose turn comes soon, so few
-    answers wait here. A slice whose worker died is answered here too."""
+    answers wait here; at the end, a sent slice no worker has started. A slice whose
+    worker died is answered here too."""
     global _shared
     _shared = ctx
     # Frozen objects are never visited by a worker's garbage collector, which would
@@ -128,23 +132,38 @@ def _resolve_forked(
         answered: dict[int, dict[int, FileResult]] = {}  # here, ahead of their turn
         for index in range(len(slices)):
             while index not in answered:
-                while unsent and len(pending) < 2 * (workers - 1):
+                while unsent and len(pending) < AHEAD * (workers - 1):
                     sent = unsent.popleft()
                     pending[sent] = _submit(pool, slices[sent], load(slices[sent]))
                 future = pending.get(index)
-                if index in pending and (future is None or future.done() or not unsent):
+                spare = None if future is None or future.done() else _spare(unsent, pending)
+                if spare is not None:
+                    answered[spare] = _here(ctx, load, slices[spare])
+                else:
                     results = _result(pending.pop(index))
                     answered[index] = (
                         results if results is not None else _here(ctx, load, slices[index])
                     )
-                else:
-                    ahead = unsent.popleft()
-                    answered[ahead] = _here(ctx, load, slices[ahead])
             yield answered.pop(index)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()
         _shared = None
+
+
+def _spare(
+    unsent: deque[int], pending: dict[int, Future[dict[int, FileResult]] | None]
+) -> int | None:
+    """A slice this process may answer while it waits: the next one not sent, else the
+    last one sent that no worker has started yet (taken back)."""
+    if unsent:
+        return unsent.popleft()
+    last = next(reversed(pending), None)
+    future = pending[last] if last is not None else None
+    if last is not None and len(pending) > 1 and future is not None and future.cancel():
+        del pending[last]
+        return last
+    return None
 
 
 def _here(ctx: Context, load: Loader, part: Slice) -> dict[int, FileResult]:
