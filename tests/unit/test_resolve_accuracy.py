@@ -304,3 +304,54 @@ def test_an_unknown_type_in_a_method_is_not_called_a_runtime_value(
         conn.close()
     assert reasons["type_of Dynamic"] != "dynamic"
     assert reasons["calls handler"] == "dynamic"  # a bare name in a method: maybe a local
+
+
+def test_a_for_loop_variable_has_its_collections_element_type(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``for child in self.children`` with ``children: list[Node]`` makes ``child`` a
+    ``Node`` (rich, click: loops over typed lists); a mapping gives its keys and a
+    fixed-length tuple no one type, so neither binds a project class."""
+    found = edges(
+        tmp_path,
+        {
+            "app/nodes.py": "from typing import Sequence\n\n\n"
+            "class Node:\n    def render(self):\n        pass\n\n\n"
+            "class Leaf:\n    def render(self):\n        pass\n\n\n"
+            "class Tree:\n    def __init__(self, children: list[Node]):\n"
+            "        self.children: list[Node] = children\n"
+            "        self.by_name: dict[str, Leaf] = {}\n\n"
+            "    def draw(self, more: Sequence[Leaf], pair: tuple[Leaf, Node]):\n"
+            "        for child in self.children:\n            child.render()\n"
+            "        for leaf in more:\n            leaf.render()\n"
+            "        for key in self.by_name:\n            key.render()\n"
+            "        for item in pair:\n            item.render()\n",
+        },
+        index_tree,
+    )
+    draws = {(edge[2], edge[3]) for edge in found if edge[0] == "Tree.draw"}
+    assert draws == {("Node.render", "app/nodes.py"), ("Leaf.render", "app/nodes.py")}
+
+
+def test_typescript_for_of_and_a_project_class_named_like_a_dom_type(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``for (const n of this.nodes)`` with ``nodes: Node[]`` calls the project's own
+    ``Node``, imported from its module: a DOM type's name does not hide a project class."""
+    found = edges(
+        tmp_path,
+        {
+            "src/ast.ts": "export class Node {\n  visit(): void {}\n}\n"
+            "export class Token {\n  visit(): void {}\n}\n"
+            "export class Leaf {\n  visit(): void {}\n}\n",
+            "src/walk.ts": "import { Leaf, Node, Token } from './ast';\n"
+            "export class Walker {\n  nodes: Node[] = [];\n  tokens: Array<Token> = [];\n"
+            "  walk(extra: readonly Leaf[]): void {\n"
+            "    for (const n of this.nodes) {\n      n.visit();\n    }\n"
+            "    for (const t of this.tokens) {\n      t.visit();\n    }\n"
+            "    for (const e of extra) {\n      e.visit();\n    }\n  }\n}\n",
+        },
+        index_tree,
+    )
+    walks = {edge[2] for edge in found if edge[0] == "Walker.walk"}
+    assert walks == {"Node.visit", "Token.visit", "Leaf.visit"}

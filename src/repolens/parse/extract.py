@@ -306,6 +306,8 @@ class _Matches:
             return self._self_type(node), False
         if "bind.alias" in caps:
             return self._alias_type(short_text(caps["bind.alias"][0], src), source)
+        if "bind.iter" in caps:
+            return self._element_type(short_text(caps["bind.iter"][0], src), source), False
         return "", False
 
     def _alias_type(self, name: str, scope: int | None) -> tuple[str, bool]:
@@ -318,6 +320,20 @@ class _Matches:
                 union = "|" in bound.type_name or bound.type_name.startswith("Union[")
                 return ("", False) if union else (bound.type_name, bound.from_call)
         return "", False
+
+    def _element_type(self, iterable: str, scope: int | None) -> str:
+        """``for n in nodes`` / ``for c in self.children``: the element type of what the
+        latest binding of the iterable states (``nodes: list[Node]`` gives ``Node``)."""
+        hook = self.spec.element_type
+        head = iterable.split(".", 1)[0]
+        if hook is None or (head != iterable and head not in self.spec.self_names):
+            return ""
+        if head != iterable:  # `self.children`: a field, bound in the class
+            scope = self.table.enclosing_type(scope)
+        for bound in reversed(self.out.bindings):
+            if bound.scope == scope and bound.name == iterable:
+                return "" if bound.from_call else hook(bound.type_name)
+        return ""
 
     def _self_type(self, node: Node) -> str:
         """The type a method's ``self`` parameter stands for."""

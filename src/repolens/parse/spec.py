@@ -145,6 +145,7 @@ class LanguageSpec:
     exports: ExportHook = _no_exports
     clean_type: TextHook = _same  # normalise a binding's type text (strip *, &, Optional…)
     call_name: TextHook | None = None  # normalise a call's name (Vue `<order-row>`: OrderRow)
+    element_type: TextHook | None = None  # what iterating a type gives (list[Node] -> Node)
     body_fields: tuple[str, ...] = ("body",)  # where a definition's header ends
     wrapper_types: frozenset[str] = frozenset()  # parents whose range a symbol takes over
     name_types: frozenset[str] = frozenset({"identifier", "type_identifier"})

@@ -280,12 +280,15 @@ def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int)
     head, as_class = normalize_type(text)
     if not head or spec is None:
         return NONE_UNKNOWN
-    if head == ARRAY or head in spec.builtin_types:
+    if head == ARRAY:
         return NONE_BUILTIN
     value = eval_receiver(ctx, file, scope_id, head, line, types_only=True)
     if value.kind == "symbol" and value.sym is not None and value.sym.kind == "enum_member":
         return value_type(ctx, value)  # its payload: `Value::String(s) =>` binds `s` to it
-    if head.split(".")[-1] in spec.builtin_types:  # `std::string::String`
+    # A builtin's name (`std::string::String`) unless the project's own class holds it
+    # here: TypeScript's DOM `Node` is not the `Node` an AST module defines and imports.
+    builtin = head in spec.builtin_types or head.split(".")[-1] in spec.builtin_types
+    if builtin and value.kind != "class":
         return NONE_BUILTIN
     if value.kind == "symbol" and value.sym is not None and value.sym.kind == "type_alias":
         return NONE_UNKNOWN

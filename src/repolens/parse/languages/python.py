@@ -49,6 +49,7 @@ QUERY = r"""
 (assignment !type left: (identifier) @name right: [(identifier) (attribute)] @bind.alias) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
+(for_statement left: (identifier) @name right: [(identifier) (attribute)] @bind.iter) @bind
 (typed_parameter . (identifier) @name type: (type) @bind.type) @bind
 (typed_default_parameter name: (identifier) @name type: (type) @bind.type) @bind
 
@@ -207,6 +208,41 @@ def _clean_type(text: str) -> str:
     return text
 
 
+# Generic types whose iteration gives their first type argument (a mapping: its keys).
+_ITERABLES = frozenset(
+    {
+        "list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence",
+        "Iterable", "Iterator", "Collection", "AbstractSet", "MutableSet", "deque", "Deque",
+        "Generator", "dict", "Dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict",
+        "OrderedDict", "tuple", "Tuple",
+    }
+)  # fmt: skip
+
+
+def _element_type(text: str) -> str:
+    """What a ``for`` loop over a value of type ``text`` binds: ``list[Node]`` -> ``Node``,
+    ``dict[str, Node]`` -> ``str``, ``tuple[Node, ...]`` -> ``Node``; else nothing."""
+    head, bracket, rest = _clean_type(text).partition("[")
+    if not bracket or not rest.endswith("]") or head.rsplit(".", 1)[-1] not in _ITERABLES:
+        return ""
+    args = _type_arguments(rest[:-1])
+    if head.rsplit(".", 1)[-1] in ("tuple", "Tuple") and args[1:] != ["..."]:
+        return ""  # a fixed-length tuple's items differ
+    return _clean_type(args[0]) if args else ""
+
+
+def _type_arguments(text: str) -> list[str]:
+    """``str, list[int]`` -> ``["str", "list[int]"]`` (commas inside brackets kept)."""
+    args, depth, start = [], 0, 0
+    for at, char in enumerate(text):
+        depth += (char == "[") - (char == "]")
+        if char == "," and depth == 0:
+            args.append(text[start:at].strip())
+            start = at + 1
+    args.append(text[start:].strip())
+    return [arg for arg in args if arg]
+
+
 _BUILTIN_TYPES = frozenset(
     {
         "int", "str", "float", "bool", "bytes", "None", "object", "list", "dict", "set",
@@ -231,6 +267,7 @@ SPEC = LanguageSpec(
     heritage=_heritage,
     exports=_exports,
     clean_type=_clean_type,
+    element_type=_element_type,
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"attribute"}),
     string_types=frozenset({"string"}),

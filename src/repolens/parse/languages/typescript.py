@@ -7,6 +7,8 @@ parameter properties (``constructor(private repo: Repo)`` binds ``this.repo``).
 
 from __future__ import annotations
 
+import re
+
 from repolens.parse.languages import ecmascript as es
 from repolens.parse.spec import LanguageSpec
 
@@ -45,6 +47,8 @@ QUERY = (
 (type_alias_declaration value: (object_type
   (property_signature name: (property_identifier) @name {_TYPED}) @bind))
 (type_alias_declaration value: (_) @type_of)
+(for_in_statement left: (identifier) @name operator: "of"
+  right: [(identifier) (member_expression)] @bind.iter) @bind
 """
     + es.CALLS
     + es.BINDINGS.format(untyped="!type")
@@ -57,6 +61,23 @@ def _clean_type(text: str) -> str:
     parts = [p.strip() for p in text.split("|")]
     kept = [p for p in parts if p not in ("null", "undefined")]
     return kept[0] if len(kept) == 1 and "<" not in text else text
+
+
+_ITERABLES = frozenset({"Array", "ReadonlyArray", "Set", "ReadonlySet", "Iterable", "Iterator"})
+_ELEMENT = re.compile(r"[\w$.]+")  # a plain (possibly qualified) type name
+
+
+def _element_type(text: str) -> str:
+    """What ``for (const x of xs)`` binds when ``xs`` is typed ``text``: ``Node[]``,
+    ``readonly Node[]``, ``Array<Node>``, ``Set<Node>`` -> ``Node``; else nothing."""
+    text = _clean_type(text).removeprefix("readonly ").strip()
+    if text.endswith("[]"):
+        inner = text[:-2]
+    else:
+        head, bracket, rest = text.partition("<")
+        inner = rest[:-1] if bracket and rest.endswith(">") and head in _ITERABLES else ""
+    inner = inner.strip()
+    return inner if _ELEMENT.fullmatch(inner) else ""
 
 
 _BUILTIN_TYPES = frozenset(
@@ -85,6 +106,7 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         heritage=es.heritage,
         exports=es.exports,
         clean_type=_clean_type,
+        element_type=_element_type,
         wrapper_types=frozenset(
             {"export_statement", "lexical_declaration", "variable_declaration"}
         ),
