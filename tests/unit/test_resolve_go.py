@@ -186,3 +186,25 @@ def test_a_local_is_not_in_scope_above_its_declaration(
     )
     assert ("Scanner.scan", "calls", "Alias", "token/token.go") in found
     assert ("Scanner.scan", "calls", "Token.Clone", "token/token.go") in found
+
+
+def test_range_binds_the_element_of_a_typed_slice_or_map(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``for _, c := range cmds`` with ``cmds []*Command`` makes ``c`` a ``Command``; over
+    ``map[string]Item`` the value is an ``Item``; one variable is the index (no type)."""
+    found = edges(
+        tmp_path,
+        {
+            "cmd/cmd.go": "package cmd\n\ntype Command struct{}\n\nfunc (c *Command) Run() {}\n\n"
+            "type Item struct{}\n\nfunc (i Item) Run() {}\n\n"
+            "func RunAll(cmds []*Command, byName map[string]Item) {\n"
+            "\tfor _, c := range cmds {\n\t\tc.Run()\n\t}\n"
+            "\tfor _, it := range byName {\n\t\tit.Run()\n\t}\n}\n\n"
+            "func Indexes(items []Item) {\n\tfor i := range items {\n\t\ti.Run()\n\t}\n}\n",
+        },
+        index_tree,
+    )
+    assert ("RunAll", "calls", "Command.Run", "cmd/cmd.go") in found
+    assert ("RunAll", "calls", "Item.Run", "cmd/cmd.go") in found
+    assert not {edge for edge in found if edge[0] == "Indexes"}

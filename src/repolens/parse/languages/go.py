@@ -23,6 +23,8 @@ Conventions decided here:
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from repolens.parse.model import Symbol
@@ -78,6 +80,8 @@ QUERY = f"""
 (var_spec !type . name: (identifier) @name value: (expression_list
   . (unary_expression operand: (composite_literal type: (_) @bind.new)))) @bind
 (parameter_declaration name: (identifier) @name type: (_) @bind.type) @bind
+(for_statement (range_clause left: (expression_list . (_) . (identifier) @name .)
+  right: (identifier) @bind.iter)) @bind
 (field_declaration name: (field_identifier) @name type: (_) @bind.type) @bind
 
 (comment) @comment
@@ -168,6 +172,30 @@ def _clean_type(text: str) -> str:
     return text.lstrip("*&").strip()
 
 
+_ELEMENT = re.compile(r"[\w.]+")  # a plain (possibly package-qualified) type name
+
+
+def _element_type(text: str) -> str:
+    """What ``for _, x := range xs`` binds to ``x`` when ``xs`` is typed ``text``: the
+    element of ``[]*Cmd`` or ``[4]Cmd``, the value of ``map[string]*Cmd``: ``Cmd``."""
+    text = text.strip()
+    if text.startswith("map["):
+        depth = 0
+        for at, char in enumerate(text):
+            depth += (char == "[") - (char == "]")
+            if depth == 0 and char == "]":
+                text = text[at + 1 :]
+                break
+        else:
+            return ""
+    elif text.startswith("["):
+        text = text.partition("]")[2]
+    else:
+        return ""
+    element = _clean_type(text)
+    return element if _ELEMENT.fullmatch(element) else ""
+
+
 _BUILTIN_TYPES = frozenset(
     {
         "bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int",
@@ -185,6 +213,7 @@ SPEC = LanguageSpec(
     imports=_imports,
     heritage=_heritage,
     clean_type=_clean_type,
+    element_type=_element_type,
     wrapper_types=frozenset({"type_declaration"}),
     name_types=frozenset({"type_identifier"}),
     qualified_types=frozenset({"qualified_type"}),
