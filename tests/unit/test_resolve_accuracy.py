@@ -355,3 +355,33 @@ def test_typescript_for_of_and_a_project_class_named_like_a_dom_type(
     )
     walks = {edge[2] for edge in found if edge[0] == "Walker.walk"}
     assert walks == {"Node.visit", "Token.visit", "Leaf.visit"}
+
+
+def test_a_loop_over_a_call_uses_the_annotated_return_type(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``for n in self.nodes()`` with ``def nodes(self) -> list[Node]`` in the class, and
+    ``for (const l of leaves())`` with ``leaves(): Leaf[]`` in the module, bind elements."""
+    found = edges(
+        tmp_path,
+        {
+            "app/tree.py": "class Node:\n    def render(self):\n        pass\n\n\n"
+            "class Leaf:\n    def render(self):\n        pass\n\n\n"
+            "def leaves() -> list[Leaf]:\n    return []\n\n\n"
+            "class Tree:\n    def nodes(self) -> 'list[Node]':\n        return []\n\n"
+            "    def draw(self):\n        for n in self.nodes():\n            n.render()\n"
+            "        for leaf in leaves():\n            leaf.render()\n"
+            "        for i in range(3):\n            i.render()\n",
+            "src/tree.ts": "export class Node { visit(): void {} }\n"
+            "export class Leaf { visit(): void {} }\n"
+            "function leaves(): Leaf[] { return []; }\n"
+            "export class Tree {\n  nodes(): Array<Node> { return []; }\n"
+            "  walk(): void {\n    for (const n of this.nodes()) {\n      n.visit();\n    }\n"
+            "    for (const l of leaves()) {\n      l.visit();\n    }\n  }\n}\n",
+        },
+        index_tree,
+    )
+    draws = {edge[2] for edge in found if edge[0] == "Tree.draw" and edge[3] == "app/tree.py"}
+    assert draws == {"Tree.nodes", "leaves", "Node.render", "Leaf.render"}
+    walks = {edge[2] for edge in found if edge[0] == "Tree.walk"}
+    assert walks == {"Tree.nodes", "leaves", "Node.visit", "Leaf.visit"}

@@ -208,3 +208,19 @@ def test_range_binds_the_element_of_a_typed_slice_or_map(
     assert ("RunAll", "calls", "Command.Run", "cmd/cmd.go") in found
     assert ("RunAll", "calls", "Item.Run", "cmd/cmd.go") in found
     assert not {edge for edge in found if edge[0] == "Indexes"}
+
+
+def test_range_over_a_calls_result_binds_its_element(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``for _, c := range All()`` with ``func All() []*Command`` in the package file."""
+    found = edges(
+        tmp_path,
+        {
+            "cmd/cmd.go": "package cmd\n\ntype Command struct{}\n\nfunc (c *Command) Run() {}\n\n"
+            "type Item struct{}\n\nfunc (i Item) Run() {}\n\n"
+            "func All() []*Command { return nil }\n\n"
+            "func RunAll() {\n\tfor _, c := range All() {\n\t\tc.Run()\n\t}\n}\n",
+        },
+        index_tree,
+    )
+    assert ("RunAll", "calls", "Command.Run", "cmd/cmd.go") in found
+    assert ("RunAll", "calls", "Item.Run", "cmd/cmd.go") not in found

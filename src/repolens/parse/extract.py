@@ -308,6 +308,9 @@ class _Matches:
             return self._alias_type(short_text(caps["bind.alias"][0], src), source)
         if "bind.iter" in caps:
             return self._element_type(short_text(caps["bind.iter"][0], src), source), False
+        if "bind.iter_call" in caps:
+            callee = expr_text(caps["bind.iter_call"][0], src)
+            return self._element_of_call(callee, source), False
         return "", False
 
     def _alias_type(self, name: str, scope: int | None) -> tuple[str, bool]:
@@ -333,6 +336,20 @@ class _Matches:
         for bound in reversed(self.out.bindings):
             if bound.scope == scope and bound.name == iterable:
                 return "" if bound.from_call else hook(bound.type_name)
+        return ""
+
+    def _element_of_call(self, callee: str, scope: int | None) -> str:
+        """``for n in self.nodes()`` / ``for n in nodes()``: the element type of what this
+        file's method of the enclosing class, or its module-level function, is annotated to
+        return (``-> list[Node]`` gives ``Node``). Other files' functions are not seen here."""
+        hook = self.spec.element_type
+        head, _, name = callee.rpartition(".")
+        if hook is None or (head and head not in self.spec.self_names):
+            return ""
+        owner = self.table.enclosing_type(scope) if head else None
+        for sym in self.out.symbols:
+            if sym.name == name and sym.parent == owner and sym.kind in FUNCTION_KINDS:
+                return hook(sym.return_type) if sym.return_type else ""
         return ""
 
     def _self_type(self, node: Node) -> str:

@@ -82,6 +82,8 @@ QUERY = f"""
 (parameter_declaration name: (identifier) @name type: (_) @bind.type) @bind
 (for_statement (range_clause left: (expression_list . (_) . (identifier) @name .)
   right: (identifier) @bind.iter)) @bind
+(for_statement (range_clause left: (expression_list . (_) . (identifier) @name .)
+  right: (call_expression function: (identifier) @bind.iter_call))) @bind
 (field_declaration name: (field_identifier) @name type: (_) @bind.type) @bind
 
 (comment) @comment

@@ -50,6 +50,8 @@ QUERY = r"""
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
 (for_statement left: (identifier) @name right: [(identifier) (attribute)] @bind.iter) @bind
+(for_statement left: (identifier) @name
+  right: (call function: [(identifier) (attribute)] @bind.iter_call)) @bind
 (typed_parameter . (identifier) @name type: (type) @bind.type) @bind
 (typed_default_parameter name: (identifier) @name type: (type) @bind.type) @bind
 

@@ -49,6 +49,8 @@ QUERY = (
 (type_alias_declaration value: (_) @type_of)
 (for_in_statement left: (identifier) @name operator: "of"
   right: [(identifier) (member_expression)] @bind.iter) @bind
+(for_in_statement left: (identifier) @name operator: "of" right: (call_expression
+  function: [(identifier) (member_expression)] @bind.iter_call)) @bind
 """
     + es.CALLS
     + es.BINDINGS.format(untyped="!type")
