@@ -35,7 +35,7 @@ from repolens.embed import EmbeddingProvider, create_provider
 from repolens.parse import parse_source
 from repolens.parse.chunk import Chunk, chunk_file
 from repolens.query.search import search
-from repolens.store.chunks import text_hash, write_chunks
+from repolens.store.chunks import insert_fts, text_hash, write_chunks
 from repolens.store.db import connect, transaction
 from repolens.store.embeddings import bump_generation, generation, set_effective_profile
 from repolens.store.graph import FileRecord, upsert_file
@@ -84,7 +84,7 @@ def build(conn: sqlite3.Connection, target: int) -> int:
                 file_id = upsert_file(conn, FileRecord(name, "python", 1, 0, "", "ok"), 0.0)
                 copies = [Chunk(c.start_line, c.end_line, renamed(c.text, replica), c.kind,
                                 c.symbol_index, c.names) for c in chunks]  # fmt: skip
-                write_chunks(conn, file_id, name, "python", copies, None)
+                insert_fts(conn, write_chunks(conn, file_id, name, "python", copies, None))
                 total += len(copies)
         replica += 1
     return total

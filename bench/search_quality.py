@@ -35,7 +35,7 @@ from repolens.parse import parse_source
 from repolens.parse.chunk import chunk_file
 from repolens.query import fusion, tokens
 from repolens.query.search import SearchResult, search
-from repolens.store.chunks import write_chunks
+from repolens.store.chunks import insert_fts, write_chunks
 from repolens.store.db import connect, transaction
 from repolens.store.embeddings import effective_key
 from repolens.store.graph import FileRecord, graph_rows, upsert_file, write_graph
@@ -146,9 +146,8 @@ def index(conn: sqlite3.Connection, files: dict[str, str]) -> None:
             record = FileRecord(path, "python", len(text), 0, "", "ok", line_count=len(text))
             file_id = upsert_file(conn, record, time.time())
             symbol_ids = write_graph(conn, file_id, graph_rows(parsed))
-            write_chunks(
-                conn, file_id, path, "python", chunk_file(text, "python", parsed), symbol_ids
-            )
+            chunks = chunk_file(text, "python", parsed)
+            insert_fts(conn, write_chunks(conn, file_id, path, "python", chunks, symbol_ids))
 
 
 def rank_of(target: Target, hits: list[Hit]) -> int | None:
