@@ -124,6 +124,21 @@ def strip_generics(text: str) -> str:
     return text.removesuffix("::")
 
 
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """Split on ``sep`` outside brackets: ``str, list[int]`` -> ``["str", " list[int]"]``."""
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(text):
+        if char in "[(<{":
+            depth += 1
+        elif char in "])>}":
+            depth -= 1
+        elif char == sep and depth == 0:
+            parts.append(text[start:at])
+            start = at + 1
+    parts.append(text[start:])
+    return parts
+
+
 def clean_comment(text: str) -> str:
     """Strip comment markers from one comment token (``//``, ``///``, ``/** */``, ``#``)."""
     text = text.strip()

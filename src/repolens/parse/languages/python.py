@@ -26,7 +26,7 @@ from tree_sitter import Node
 
 from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
-from repolens.parse.text import DOC_MAX, cap, node_text
+from repolens.parse.text import DOC_MAX, cap, node_text, split_top
 
 QUERY = r"""
 (class_definition name: (identifier) @name) @def.class
@@ -227,22 +227,10 @@ def _element_type(text: str) -> str:
     head, bracket, rest = _clean_type(text).partition("[")
     if not bracket or not rest.endswith("]") or head.rsplit(".", 1)[-1] not in _ITERABLES:
         return ""
-    args = _type_arguments(rest[:-1])
+    args = [arg.strip() for arg in split_top(rest[:-1]) if arg.strip()]
     if head.rsplit(".", 1)[-1] in ("tuple", "Tuple") and args[1:] != ["..."]:
         return ""  # a fixed-length tuple's items differ
     return _clean_type(args[0]) if args else ""
-
-
-def _type_arguments(text: str) -> list[str]:
-    """``str, list[int]`` -> ``["str", "list[int]"]`` (commas inside brackets kept)."""
-    args, depth, start = [], 0, 0
-    for at, char in enumerate(text):
-        depth += (char == "[") - (char == "]")
-        if char == "," and depth == 0:
-            args.append(text[start:at].strip())
-            start = at + 1
-    args.append(text[start:].strip())
-    return [arg for arg in args if arg]
 
 
 _BUILTIN_TYPES = frozenset(

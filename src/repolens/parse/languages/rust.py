@@ -37,7 +37,7 @@ from tree_sitter import Node
 
 from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
-from repolens.parse.text import node_text, strip_generics
+from repolens.parse.text import node_text, split_top, strip_generics
 
 _RET = "return_type: (_)? @returns"
 _PAT = "pattern: [(identifier) @name (mut_pattern (identifier) @name)]"
@@ -263,18 +263,8 @@ def _unwrap(text: str) -> str:
 
 def _first_argument(args: str) -> str:
     """The first type argument of ``'a, Foo<A, B>, E``, past lifetimes."""
-    depth, start = 0, 0
-    for i, ch in enumerate(args + ","):
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            part = args[start:i].strip()
-            if not part.startswith("'"):
-                return part
-            start = i + 1
-    return ""
+    parts = (part.strip() for part in split_top(args))
+    return next((part for part in parts if part and not part.startswith("'")), "")
 
 
 def _clean_type(text: str) -> str:
