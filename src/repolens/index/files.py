@@ -27,6 +27,7 @@ from repolens.parse import parse_source
 from repolens.parse.chunk import Chunk, chunk_file
 from repolens.parse.languages import SPEC_MODULES
 from repolens.parse.model import ParsedFile
+from repolens.parse.registry import load_grammars
 from repolens.store.chunks import tokenized
 from repolens.store.graph import FileRecord, GraphRows, graph_rows
 
@@ -165,6 +166,8 @@ def process_all(tasks: list[FileTask], workers: int) -> Generator[FileResult, No
         return
     context = multiprocessing.get_context()
     direct = context.get_start_method() != "forkserver"
+    if context.get_start_method() == "fork":  # loaded once here, inherited by every worker
+        load_grammars({task.language for task in tasks})
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=init_worker,
         initargs=(os.getpid(), direct),
