@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.status import Status
 
 from repolens.cli.common import (
     ProgressFn,
@@ -39,6 +38,8 @@ from repolens.index import lock
 from repolens.project import Project
 
 if TYPE_CHECKING:
+    from rich.status import Status
+
     from repolens.index.pipeline import IndexReport
     from repolens.index.watcher import WatchEvent
 

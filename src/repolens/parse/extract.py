@@ -16,7 +16,6 @@ from tree_sitter import Node, QueryCursor
 
 from repolens.parse.defs import Captures, SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
-from repolens.parse.languages.fallback import extract_lines, has_fallback
 from repolens.parse.model import Binding, Import, ParsedFile, Reference
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, DocTypesHook, LanguageSpec
@@ -44,6 +43,8 @@ def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
     result = ParsedFile(path=path, language=language, line_count=_line_count(source))
     grammar = get_grammar(language)
     if grammar is None:
+        from repolens.parse.languages.fallback import extract_lines, has_fallback  # rarely used
+
         reason = failure(language) or f"no grammar for {language}"
         # A missing or broken grammar wheel degrades to a line-level outline, reported as
         # such, rather than leaving the language's files with nothing.

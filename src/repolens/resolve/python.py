@@ -10,7 +10,6 @@ that is not a package (scripts and tests run with it on ``sys.path``).
 from __future__ import annotations
 
 import builtins
-import configparser
 from pathlib import Path
 
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, dotted_module
@@ -54,6 +53,8 @@ def _declared_dirs(project_dir: Path) -> list[str]:
 def _setup_cfg_dirs(path: Path) -> list[str]:
     if not path.is_file():
         return []
+    import configparser  # here: most projects have no setup.cfg, and it costs 10 ms to import
+
     parser = configparser.ConfigParser()
     try:
         parser.read(path, encoding="utf-8")

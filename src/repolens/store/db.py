@@ -11,7 +11,6 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 
 BUSY_TIMEOUT_MS = 10_000
@@ -34,7 +33,7 @@ class StoreError(Exception):
 
 def _migrations() -> list[tuple[int, str]]:
     """Numbered migration scripts shipped in ``repolens/store/migrations``, in order."""
-    folder = resources.files("repolens.store") / "migrations"
+    folder = Path(__file__).with_name("migrations")  # not importlib.resources: 10 ms to import
     scripts = []
     for entry in folder.iterdir():
         name = entry.name
