@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from repolens.config import usable_cores
 from repolens.discover import (
@@ -37,6 +36,7 @@ from repolens.discover import (
 )
 from repolens.index import lock
 from repolens.index.files import FileResult, FileTask, init_worker, process_all
+from repolens.index.paths import expand_paths
 from repolens.parse import EXTRACTION_VERSION
 from repolens.project import Project
 from repolens.resolve import FileFacts, affected_files, edit_affected, file_facts, resolve
@@ -414,7 +414,7 @@ def update_paths(
         started = time.perf_counter()
         report = IndexReport()
         restore_indexes(conn)
-        files = expand_paths(project, conn, rel_paths)
+        files = expand_paths(project, conn, rel_paths, discovery_options(project))
         report.discovered = len(files)
         tasks, gone = _plan(project, conn, files, report)
         report.removed = _remove(conn, gone)
@@ -450,55 +450,3 @@ def _plan(
         else:
             report.unchanged += 1
     return tasks, gone
-
-
-def relative_path(project: Project, path: str) -> str | None:
-    """``path`` relative to the root with '/' separators; ``None`` for the root itself,
-    for paths outside it and for paths inside the data dir (the index's own files)."""
-    root = str(project.root)
-    full = os.path.normpath(os.path.join(root, path))
-    data_dir = str(project.data_dir)
-    if full == data_dir or full.startswith(data_dir + os.sep):
-        return None
-    if not full.startswith(root.rstrip(os.sep) + os.sep):
-        return None
-    return os.path.relpath(full, root).replace(os.sep, "/")
-
-
-def expand_paths(project: Project, conn: sqlite3.Connection, paths: Iterable[str]) -> list[str]:
-    """The files that changed paths stand for: a file as given; for a directory that
-    exists, every file below it that is not ignored; for one that is gone (or moved
-    away), every stored file below it."""
-    options = discovery_options(project)
-    out: set[str] = set()
-    for raw in paths:
-        rel = relative_path(project, raw)
-        if rel is None:
-            continue
-        absolute = project.root / rel
-        if absolute.is_dir() and not absolute.is_symlink():
-            out |= _walk(project.root, rel, options)
-        else:
-            out.add(rel)
-        prefix = rel + "/"
-        out.update(
-            row[0]
-            for row in conn.execute(
-                "SELECT path FROM files WHERE path >= ? AND path < ?", (prefix, rel + "0")
-            )
-        )
-    return sorted(out)
-
-
-def _walk(root: Path, rel_dir: str, options: DiscoveryOptions) -> set[str]:
-    """Files below ``rel_dir`` that ignore rules keep (other checks come later)."""
-    if is_ignored_path(root, rel_dir, options):
-        return set()
-    found: set[str] = set()
-    for current, dirs, names in os.walk(root / rel_dir):
-        base = os.path.relpath(current, root).replace(os.sep, "/")
-        dirs[:] = [d for d in dirs if not is_ignored_path(root, f"{base}/{d}", options)]
-        found.update(
-            f"{base}/{n}" for n in names if not is_ignored_path(root, f"{base}/{n}", options)
-        )
-    return found

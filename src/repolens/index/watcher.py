@@ -28,13 +28,13 @@ from watchfiles._rust_notify import RustNotify
 from repolens.discover import is_ignored_path
 from repolens.discover.ignore import GITIGNORE, REPOLENSIGNORE
 from repolens.index import lock
+from repolens.index.paths import relative_path
 from repolens.index.pipeline import (
     IndexCancelled,
     IndexReport,
     ProgressCallback,
     discovery_options,
     index_project,
-    relative_path,
     update_paths,
 )
 from repolens.project import Project
