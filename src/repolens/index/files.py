@@ -19,7 +19,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
 from typing import TypeVar
 
 from repolens.index.lock import forget_inherited
@@ -34,6 +37,7 @@ from repolens.store.graph import FileRecord, GraphRows, graph_rows
 T = TypeVar("T")
 R = TypeVar("R")
 
+CRASHED = "not parsed: the parser's process died on this file (a crash, or out of memory)"
 PARALLEL_THRESHOLD = 64  # below this many files, process start-up costs more than it saves
 CHUNK_FILES = 8  # files per task sent to a worker: fewer round trips than one by one
 CHUNKS_AHEAD = 8  # tasks in flight per worker: enough that a slow file stalls no one
@@ -124,7 +128,7 @@ def process_file(task: FileTask) -> FileResult:
             gc.enable()
 
 
-def _process(task: FileTask) -> FileResult:
+def _process(task: FileTask, parse: bool = True) -> FileResult:
     try:
         with open(task.abs_path, "rb") as handle:
             data = handle.read()
@@ -138,7 +142,9 @@ def _process(task: FileTask) -> FileResult:
     text, note = decode(data)
     parsed: ParsedFile | None = None
     status = "text"
-    if task.language in SPEC_MODULES:  # a failed grammar is reported by parse_source
+    if task.language in SPEC_MODULES and not parse:
+        status, note = "failed", "; ".join(part for part in (note, CRASHED) if part)
+    elif task.language in SPEC_MODULES:  # a failed grammar is reported by parse_source
         parsed = parse_source(task.path, task.language, data)
         status = _parse_status(parsed)
         note = "; ".join(part for part in (note, parsed.error) if part)
@@ -160,22 +166,57 @@ def _process(task: FileTask) -> FileResult:
 
 
 def process_all(tasks: list[FileTask], workers: int) -> Generator[FileResult, None, None]:
-    """``process_file`` over ``tasks`` on ``workers`` processes, results in task order."""
+    """``process_file`` over ``tasks`` on ``workers`` processes, results in task order.
+
+    A worker that dies (a grammar crashing on some input, the kernel's OOM killer) costs
+    no file: the files it may have held are processed again one per turn, and a file that
+    kills its process again is stored unparsed, with its hash and the reason, so it is not
+    tried again until it changes and no later run stops on it."""
     if len(tasks) < PARALLEL_THRESHOLD or workers <= 1:
         yield from map(process_file, tasks)
         return
     context = multiprocessing.get_context()
-    direct = context.get_start_method() != "forkserver"
     if context.get_start_method() == "fork":  # loaded once here, inherited by every worker
         load_grammars({task.language for task in tasks})
+    ahead = workers * CHUNKS_AHEAD
+    start = 0
+    while start < len(tasks):
+        try:
+            with _pool(context, workers) as pool:
+                for result in windowed_map(pool, _process_chunk, tasks[start:], CHUNK_FILES, ahead):
+                    start += 1
+                    yield result
+        except BrokenProcessPool:
+            held = tasks[start : start + ahead * CHUNK_FILES]  # every file sent and not back
+            yield from _one_by_one(context, held)
+            start += len(held)
+
+
+@contextmanager
+def _pool(context: BaseContext, workers: int) -> Iterator[ProcessPoolExecutor]:
+    direct = context.get_start_method() != "forkserver"
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=init_worker,
         initargs=(os.getpid(), direct),
     )  # fmt: skip
     try:
-        yield from windowed_map(pool, _process_chunk, tasks, CHUNK_FILES, workers * CHUNKS_AHEAD)
+        yield pool
     finally:  # on a stop, files not yet started are dropped, not parsed for nothing
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _one_by_one(context: BaseContext, tasks: list[FileTask]) -> Iterator[FileResult]:
+    """Each of ``tasks`` alone in a worker, so that one that kills it is known."""
+    pending = deque(tasks)
+    while pending:
+        with _pool(context, 1) as pool:
+            try:
+                while pending:
+                    result = pool.submit(process_file, pending[0]).result()
+                    pending.popleft()
+                    yield result
+            except BrokenProcessPool:
+                yield _process(pending.popleft(), parse=False)
 
 
 def _process_chunk(tasks: list[FileTask]) -> list[FileResult]:
