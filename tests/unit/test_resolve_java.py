@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from test_resolve_support import Tree
 
+from conftest import IndexTree, indexed_edges
+
 CORE = "core/src/main/java/com/acme/core"
 
 
@@ -49,3 +51,80 @@ def test_imports_name_a_package_then_a_member_path(tree: Tree) -> None:
     assert wildcard.module is not None and wildcard.path == ()
     assert tree.target(page, "com.acme.missing", "X") == ""  # in the project's namespace
     assert tree.target(page, "java.util", "List") == "external"
+
+
+def java_edges(root: Path, files: dict[str, str], index_tree: IndexTree) -> set[tuple[str, ...]]:
+    """Every call edge of a tiny Java project (see ``indexed_edges``)."""
+    return indexed_edges(root, files, index_tree)
+
+
+EVAL = (
+    "package bsh;\n\npublic class EvalError extends Exception {\n"
+    "    public EvalError toEvalError() { return this; }\n}\n"
+)
+NODE = (
+    "package bsh;\n\npublic class Node {\n    public Object eval() { return null; }\n"
+    "    public Node child(int i) { return this; }\n}\n"
+)
+# the same method names elsewhere: a guess by name could not tell them apart
+OTHER = (
+    "package bsh;\n\npublic class Other {\n    public Object eval() { return null; }\n"
+    "    public Other toEvalError() { return this; }\n}\n"
+)
+BAG = "package bsh;\n\npublic class Bag {\n    public void addElement(Object o) {}\n}\n"
+
+
+def test_catch_parameters_and_casts_are_typed(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``catch (EvalError e) { e.toEvalError(); }`` calls ``EvalError.toEvalError``;
+    ``((Node) o).eval()`` and ``((Node) child(0)).eval()`` call ``Node.eval``."""
+    found = java_edges(
+        tmp_path,
+        {
+            "src/bsh/EvalError.java": EVAL,
+            "src/bsh/Node.java": NODE,
+            "src/bsh/Other.java": OTHER,
+            "src/bsh/Runner.java": "package bsh;\n\npublic class Runner {\n"
+            "    Object run(Object o) {\n"
+            "        try { return ((Node) o).eval(); }\n"
+            "        catch (EvalError e) { throw e.toEvalError(); }\n    }\n"
+            "    Object first(Node n) { return ((Node) n.child(0)).eval(); }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("Runner.run", "calls", "EvalError.toEvalError", "src/bsh/EvalError.java") in found
+    assert ("Runner.run", "calls", "Node.eval", "src/bsh/Node.java") in found
+    assert ("Runner.first", "calls", "Node.eval", "src/bsh/Node.java") in found
+    assert ("Runner.first", "calls", "Node.child", "src/bsh/Node.java") in found
+    assert not {edge for edge in found if edge[2].startswith("Other.")}
+
+
+def test_a_type_from_outside_the_project_is_not_guessed(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``Vector v`` under ``import java.util.*``: ``v.addElement`` is the JDK's, never the
+    project's ``Bag.addElement`` by name; a project type still resolves."""
+    found = java_edges(
+        tmp_path,
+        {
+            "src/bsh/Bag.java": BAG,
+            "src/bsh/Lists.java": "package bsh;\n\nimport java.util.*;\n\npublic class Lists {\n"
+            "    void fill(Object o) {\n        Vector v = new Vector();\n"
+            "        v.addElement(o);\n        Bag b = new Bag();\n        b.addElement(o);\n"
+            "    }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("Lists.fill", "calls", "Bag.addElement", "src/bsh/Bag.java") in found
+    conn = index_tree(tmp_path)
+    try:
+        rows = conn.execute(
+            "SELECT e.provenance FROM edges e JOIN symbols t ON t.id = e.target_id"
+            " WHERE e.kind = 'calls' AND t.qualified_name = 'Bag.addElement'"
+        ).fetchall()
+        reasons = conn.execute(
+            "SELECT reason FROM refs WHERE name = 'addElement' AND receiver = 'v'"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert [r[0] for r in rows] == ["resolved-type"]
+    assert [r[0] for r in reasons] == ["external"]

@@ -6,14 +6,21 @@ without one, from the directory below a source root (``src/main/java/``...). Imp
 a package and then a member path: ``a.b.C``, the nested ``a.b.C.Inner``, the static
 ``a.b.C.m``; the package is the longest prefix that is a project package. Classes of the
 same package are visible without import, as is ``java.lang``.
+
+A capitalised name that nothing in scope binds and no project file defines as a type
+(``Vector`` under ``import java.util.*``, ``ProcessBuilder`` of ``java.lang``) comes from
+outside the project: calls on it, or on variables of its type, are external rather than
+unknown (and so never guessed by name).
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from pathlib import Path
 
 from repolens.resolve.base import (
+    NONE_EXTERNAL,
     ImportResult,
     LanguageSpec,
     Layout,
@@ -21,8 +28,10 @@ from repolens.resolve.base import (
     Value,
     dotted_module,
 )
-from repolens.resolve.project import FileRow, ImportRow, Project
+from repolens.resolve.project import TYPE_KINDS, FileRow, ImportRow, Project
 
+# a type's name by convention (`Vector`, `URLConnection`); not a type parameter (`T`, `ID`)
+TYPE_NAME = re.compile(r"[A-Z]\w*[a-z]\w*")
 SOURCE_ROOTS = ("src/main/java/", "src/test/java/", "src/main/kotlin/", "src/", "java/")
 
 
@@ -68,11 +77,23 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         return ImportResult() if inside else ImportResult(external=True)
 
     def path_root(file: FileRow, name: str) -> Value | None:
-        """A fully qualified name's first segment (``com`` in ``com.acme.Util.f()``)."""
-        root_package = packages.get(name) if "." not in name else None
-        return Value("module", module=root_package) if root_package is not None else None
+        """A fully qualified name's first segment (``com`` in ``com.acme.Util.f()``), or
+        a type from outside the project."""
+        if "." in name:
+            return None
+        root_package = packages.get(name)
+        if root_package is not None:
+            return Value("module", module=root_package)
+        return NONE_EXTERNAL if _outside_type(project, name) else None
 
     return Layout(packages, of_file, resolve_import, local_name, path_root, names)
+
+
+def _outside_type(project: Project, name: str) -> bool:
+    """Whether ``name`` looks like a type that no file of the project defines."""
+    if not TYPE_NAME.fullmatch(name) or name in BUILTINS or name in BUILTIN_TYPES:
+        return False
+    return not any(s.kind in TYPE_KINDS for s in project.by_name.get(name, ()))
 
 
 def local_name(imp: ImportRow) -> str | None:

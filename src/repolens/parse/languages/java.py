@@ -12,7 +12,8 @@ Conventions decided here:
 - Imports: ``import a.b.C;`` -> module ``a.b``, name ``C``; ``import a.b.*;`` -> module
   ``a.b``, wildcard; ``import static a.b.C.m;`` -> module ``a.b.C``, name ``m``.
 - Fields bind both ``x`` and ``this.x`` in the class scope; ``var x = new Foo()`` binds
-  ``Foo``; ``for (Foo f : xs)`` binds ``f``.
+  ``Foo``; ``for (Foo f : xs)`` and ``catch (FooError e)`` bind ``f`` and ``e``.
+- A call on a cast, ``((Node) child).eval()``, has the cast's type as its receiver.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from repolens.parse.text import node_text
 _TYPE = "[(type_identifier) @name (generic_type (type_identifier) @name)"
 _QTYPE = "(scoped_type_identifier) @qname (generic_type (scoped_type_identifier) @qname)]"
 _NOT_VAR = '(#not-eq? @bind.type "var")'
+# `((Node) child).eval()`, `((Node) get(0)).eval()`: the object is a cast (of a name, or of
+# a call with plain arguments), whose type is what the call is made on
+_CAST = r'"^\\(\\s*\\([\\w.<>\\[\\], ?]+\\)\\s*[\\w.$\\[\\]]+(\\([^()]*\\))?\\s*\\)$"'
 
 QUERY = f"""
 (package_declaration [(identifier) (scoped_identifier)] @name) @def.namespace
@@ -40,7 +44,11 @@ QUERY = f"""
 (field_declaration declarator: (variable_declarator name: (identifier) @name)) @def.field
 (constant_declaration declarator: (variable_declarator name: (identifier) @name)) @def.constant
 
-(method_invocation object: (_) @recv name: (identifier) @name arguments: (_) @args) @call
+(method_invocation object: (_) @recv name: (identifier) @name arguments: (_) @args
+  (#not-match? @recv {_CAST})) @call
+(method_invocation object: (parenthesized_expression (cast_expression type: [
+  (type_identifier) @recv (scoped_type_identifier) @recv (generic_type . (_) @recv)])) @_cast
+  name: (identifier) @name arguments: (_) @args (#match? @_cast {_CAST})) @call
 (method_invocation !object name: (identifier) @name arguments: (_) @args) @call
 (explicit_constructor_invocation constructor: (_) @name arguments: (_) @args) @call
 (object_creation_expression type: {_TYPE} {_QTYPE} arguments: (_) @args) @new
@@ -58,6 +66,7 @@ QUERY = f"""
   name: (identifier) @name value: (method_invocation) @bind.call) (#eq? @_var "var")) @bind
 (formal_parameter type: (_) @bind.type name: (identifier) @name) @bind
 (enhanced_for_statement type: (_) @bind.type name: (identifier) @name {_NOT_VAR}) @bind
+(catch_formal_parameter (catch_type . (_) @bind.type .) name: (identifier) @name) @bind
 
 [(line_comment) (block_comment)] @comment
 [(marker_annotation) (annotation)] @decoration
