@@ -189,15 +189,26 @@ def _nest(entries: list[_Entry]) -> None:
 
 
 def _attach_owned(entries: list[_Entry]) -> None:
-    """Move members of an owner (receiver, impl block) under that type when it is here."""
+    """Move members of an owner (receiver, impl block) under that type when it is here.
+    A function owning methods (JavaScript's ``Foo.prototype.bar = function``) is the
+    constructor of a class by another syntax, and becomes that class."""
     types: dict[tuple[int | None, str], int] = {}
+    functions: dict[tuple[int | None, str], int] = {}
     for i, entry in enumerate(entries):
-        if entry.kind in TYPE_KINDS and entry.name is not None and entry.owner is None:
+        if entry.name is None or entry.owner is not None:
+            continue
+        if entry.kind in TYPE_KINDS:
             types.setdefault((entry.container, _text(entry.name)), i)
+        elif entry.kind == "function":
+            functions.setdefault((entry.container, _text(entry.name)), i)
     for entry in entries:
         if entry.owner is None:
             continue
-        host = types.get((entry.container, entry.owner))
+        key = (entry.container, entry.owner)
+        host = types.get(key)
+        if host is None and entry.kind == "method" and key in functions:
+            host = types[key] = functions[key]
+            entries[host].kind = "class"
         if not entry.kind:
             entry.host = host
         elif host is not None:

@@ -19,6 +19,7 @@ from repolens.resolve.tsconfig import ConfigFinder
 
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 COMPONENT_LANGUAGES = frozenset({"vue", "svelte"})  # single-file components a script imports
+MODULE_EXPORTS = "module.exports"  # how the parser re-exports what `module.exports = X` assigns
 COMPILED_FROM = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 
 
@@ -70,6 +71,13 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         return None
 
     def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
+        found = _resolve_import(file, imp)
+        whole = imp.name is None and not imp.is_wildcard  # `require('./request')`
+        if whole and found.module is not None and _assigns_module_exports(project, found.module):
+            return ImportResult(found.module, (MODULE_EXPORTS,))
+        return found
+
+    def _resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
         spec = imp.module
         member = (imp.name,) if imp.name else ()
         if imp.is_reexport and spec == own_module(file.path):
@@ -87,6 +95,16 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         return ImportResult(first(entry_candidates(package, subpath)), member)
 
     return Layout(modules, of_file, resolve_import, local_name)
+
+
+def _assigns_module_exports(project: Project, module: Module) -> bool:
+    """Whether a module's file says ``module.exports = X``: a whole-module import of it
+    (``const R = require('./request')``, ``import * as R``) then holds ``X``."""
+    return any(
+        imp.is_reexport and imp.alias == MODULE_EXPORTS
+        for fid in module.files
+        for imp in project.imports.get(fid, ())
+    )
 
 
 def local_name(imp: ImportRow) -> str | None:

@@ -1,11 +1,13 @@
 """What JavaScript, TypeScript and TSX share: query pieces and hooks.
 
 Conventions decided here:
-- Symbols: functions (also ``const f = () => ...`` and ``exports.f = function``), classes,
-  methods (``constructor`` is a ``constructor``, ``get``/``set`` accessors are
-  ``property``), class fields (``field``; a field holding an arrow function is a
-  ``method``), top-level ``const``/``let``/``var`` (``constant`` when UPPER_CASE); in
-  TypeScript also interfaces, type aliases, enums and members, namespaces.
+- Symbols: functions (also ``const f = () => ...`` and ``exports.f = function``), classes
+  (also ``module.exports = class A``), methods (``constructor`` is a ``constructor``,
+  ``get``/``set`` accessors are ``property``; ``Foo.prototype.bar = function`` is ``Foo.bar``,
+  and the constructor function ``Foo`` beside it a class), class fields (``field``; a field
+  holding an arrow function is a ``method``), top-level ``const``/``let``/``var``
+  (``constant`` when UPPER_CASE); in TypeScript also interfaces, type aliases, enums and
+  members, namespaces.
 - Exported: top-level declarations under ``export``, names in ``export { ... }``,
   ``module.exports = { ... }``, ``exports.a = a``; class members unless
   ``private``/``protected``/``#name``.
@@ -14,7 +16,8 @@ Conventions decided here:
   None, alias ``ns``; ``export ... from`` -> ``is_reexport``; ``require`` bound by ``const``.
   A file's own aliased or default exports (``export { a as b }``, ``export default f``)
   are recorded as re-exports of the file itself (module ``./<own file stem>``), so the
-  resolver follows them like any barrel.
+  resolver follows them like any barrel. ``module.exports = X`` is such a re-export of
+  ``X`` as ``default`` and as ``module.exports``, the value a plain ``require`` gives.
 - JSX: ``<Widget />`` is a ``calls`` reference to ``Widget`` (capitalised tags only), and
   ``{handler}`` inside JSX a ``references`` entry.
 """
@@ -44,6 +47,12 @@ DEFS = """
   left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)] @def.function
   (#eq? @_exports "exports"))
+(assignment_expression right: (class name: (_) @name) @def.class)
+(assignment_expression
+  left: (member_expression object: (member_expression object: (identifier) @owner
+    property: (property_identifier) @_proto) property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)] @def.method
+  (#eq? @_proto "prototype"))
 """
 
 TOP_DEFS = """
@@ -81,7 +90,11 @@ CALLS = """
   arguments: (arguments . (string))) (#eq? @_req "require")) @import
 (call_expression function: [(identifier) (import)] @_req arguments: (arguments . (string))
   (#any-of? @_req "require" "import")) @import
+(assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
+  right: [(identifier) (class name: (_))] (#eq? @_m "module") (#eq? @_e "exports")) @import
 (export_statement (export_clause)) @exports
+(export_statement value: (object)) @exports
 (assignment_expression
   left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
   (#eq? @_m "module") (#eq? @_e "exports")) @exports
@@ -198,6 +211,8 @@ def imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
         return _export_statement(node, src, path)
     if node.type == "variable_declarator":
         return _require(node, src)
+    if node.type == "assignment_expression":
+        return _module_exports(node, src, path)
     if node.parent is not None and node.parent.type == "variable_declarator":
         return []  # `const x = require(...)`: the declarator pattern has it
     arguments = node.child_by_field_name("arguments")
@@ -257,10 +272,46 @@ def _own_default(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     target = node.child_by_field_name("declaration") or node.child_by_field_name("value")
     if target is None or not any(c.type == "default" for c in node.children):
         return []
+    if target.type == "object":
+        return _default_object(target, src, own_module(path))
     name = target if target.type == "identifier" else target.child_by_field_name("name")
     if name is None:
         return []
     return [ImportSpec(own_module(path), node_text(name, src), "default", is_reexport=True)]
+
+
+MODULE_EXPORTS = "module.exports"
+"""The name under which a file re-exports what ``module.exports = X`` assigns: what a plain
+``require`` of the file gives (see ``repolens.resolve.typescript``)."""
+
+
+def _module_exports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
+    """``module.exports = Request`` / ``= class Application {}``: ``require`` of the file
+    gives that one value, and so does a default import (CommonJS interop)."""
+    value = node.child_by_field_name("right")
+    name = (
+        value.child_by_field_name("name") if value is not None and value.type == "class" else value
+    )
+    if name is None:
+        return []
+    local, own = node_text(name, src), own_module(path)
+    return [
+        ImportSpec(own, local, alias, is_reexport=True) for alias in (MODULE_EXPORTS, "default")
+    ]
+
+
+def _default_object(node: Node, src: bytes, own: str) -> list[ImportSpec]:
+    """``export default { isArray, hasOwnProp: hasOwnProperty }`` (axios' ``utils``): the
+    default import is this module, whose members the object lists under their keys."""
+    found = [ImportSpec(own, None, "default", is_reexport=True)]
+    for pair in (c for c in node.named_children if c.type == "pair"):
+        key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+        if key is None or value is None or value.type != "identifier":
+            continue
+        alias, local = node_text(key, src), node_text(value, src)
+        if alias != local:
+            found.append(ImportSpec(own, local, alias, is_reexport=True))
+    return found
 
 
 def _require(node: Node, src: bytes) -> list[ImportSpec]:
@@ -286,6 +337,9 @@ def _require(node: Node, src: bytes) -> list[ImportSpec]:
 def exports(node: Node, src: bytes) -> list[str]:
     """Local names a file exports by list: ``export { a, b as c }``, ``module.exports``."""
     if node.type == "export_statement":
+        value = node.child_by_field_name("value")
+        if value is not None:  # `export default { isArray }`: see `_default_object`
+            return _object_names(value, src)
         if node.child_by_field_name("source") is not None:
             return []
         clause = next((c for c in node.named_children if c.type == "export_clause"), None)
@@ -297,8 +351,13 @@ def exports(node: Node, src: bytes) -> list[str]:
         return []
     if right.type == "identifier":
         return [node_text(right, src)]
+    return _object_names(right, src) if right.type == "object" else []
+
+
+def _object_names(node: Node, src: bytes) -> list[str]:
+    """The local names an object literal lists: ``{ a, b: c }`` -> a, c."""
     names: list[str] = []
-    for part in right.named_children if right.type == "object" else []:
+    for part in node.named_children:
         if part.type == "shorthand_property_identifier":
             names.append(node_text(part, src))
         elif part.type == "pair":

@@ -1,0 +1,88 @@
+"""JavaScript/TypeScript call-graph accuracy on patterns found missing or wrong in real
+projects (superagent, send, koa, axios, ws): each test indexes a tiny project with the
+real pipeline and asserts an edge that must be there and one that must not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import IndexTree
+from conftest import indexed_edges as edges
+
+
+def test_prototype_methods_belong_to_their_constructor_function(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``Request.prototype.end = function () { this.callback() }`` (superagent, send): the
+    method is ``Request.end``, its calls are its own (not the module's), ``this`` is a
+    ``Request``, and a caller holding ``new Request()`` reaches it."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/request.js": "function Request(url) {\n  this.url = url;\n}\n"
+            "Request.prototype.callback = function (err) {\n  return err;\n};\n"
+            "Request.prototype.end = function () {\n  this.callback(null);\n};\n"
+            "module.exports = Request;\n",
+            "lib/other.js": "function Other() {}\n"
+            "Other.prototype.callback = function () {};\n"
+            "Other.prototype.end = function () {};\n"
+            "module.exports = Other;\n",
+            "lib/use.js": "const Request = require('./request');\n"
+            "function send(url) {\n  const req = new Request(url);\n  req.end();\n}\n"
+            "module.exports = send;\n",
+        },
+        index_tree,
+    )
+    assert ("Request.end", "calls", "Request.callback", "lib/request.js") in found
+    assert ("send", "calls", "Request.end", "lib/request.js") in found
+    assert ("send", "instantiates", "Request", "lib/request.js") in found
+    assert not {edge for edge in found if edge[3] == "lib/other.js"}
+
+
+def test_default_exported_object_is_the_module_of_its_members(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``export default { isArray, hasOwnProp: hasOwnProperty }`` (axios ``utils``):
+    ``utils.isArray()`` after ``import utils from './utils.js'`` is the function listed,
+    under its key when renamed, and not another file's function of that name."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/utils.js": "function isArray(x) { return false; }\n"
+            "function hasOwnProperty(o, k) { return true; }\n"
+            "export default { isArray, hasOwnProp: hasOwnProperty };\n",
+            "lib/other.js": "export function isArray() {}\nexport function hasOwnProp() {}\n",
+            "lib/use.js": "import utils from './utils.js';\n"
+            "export function check(x) {\n  utils.isArray(x);\n  utils.hasOwnProp(x, 'a');\n}\n",
+        },
+        index_tree,
+    )
+    assert ("check", "calls", "isArray", "lib/utils.js") in found
+    assert ("check", "calls", "hasOwnProperty", "lib/utils.js") in found
+    assert not {edge for edge in found if edge[3] == "lib/other.js"}
+
+
+def test_class_expression_assigned_to_module_exports_is_what_require_gives(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``module.exports = class Application { ... }`` (koa) is a class with its methods,
+    and both ``require('./application')`` and a default import of the file give it."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/application.js": "module.exports = class Application {\n"
+            "  use(fn) { this.compose(fn); return this; }\n  compose(fn) {}\n};\n",
+            "lib/other.js": "class Other {\n  use() {}\n  compose() {}\n}\n"
+            "module.exports = Other;\n",
+            "lib/main.js": "const Application = require('./application');\n"
+            "function main() {\n  const app = new Application();\n  app.use(null);\n}\n"
+            "module.exports = main;\n",
+            "lib/esm.mjs": "import Application from './application.js';\n"
+            "export function boot() {\n  const app = new Application();\n  app.use(null);\n}\n",
+        },
+        index_tree,
+    )
+    assert ("Application.use", "calls", "Application.compose", "lib/application.js") in found
+    assert ("main", "calls", "Application.use", "lib/application.js") in found
+    assert ("boot", "calls", "Application.use", "lib/application.js") in found
+    assert not {edge for edge in found if edge[3] == "lib/other.js"}
