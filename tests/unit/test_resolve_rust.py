@@ -245,3 +245,48 @@ def test_a_variant_named_like_a_builtin_type(tmp_path: Path, index_tree: IndexTr
         index_tree,
     )
     assert ("apply", "calls", "Formatted.set_repr", "src/lib.rs") in found
+
+
+GRAPH = """pub struct Graph;
+
+impl Graph {
+    pub fn new() -> Graph { Graph }
+    pub fn add_node(&self) {}
+}
+
+pub struct Other;
+
+impl Other {
+    pub fn new() -> Other { Other }
+    pub fn add_node(&self) {}
+}
+"""
+
+
+def test_uses_through_an_inline_module(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``pub mod graph { pub use crate::imp::Graph; }`` and ``pub mod facade { pub use
+    crate::imp::*; }`` in ``lib.rs``: a test's ``use app::graph::Graph`` (or a glob of a
+    prelude re-exporting it) names ``imp``'s ``Graph``, so its methods are exact, never
+    ``Other``'s."""
+    found = edges(
+        tmp_path,
+        {
+            "src/lib.rs": "mod imp;\npub mod prelude;\n\n"
+            "pub mod graph {\n    pub use crate::imp::Graph;\n}\n\n"
+            "pub mod facade {\n    pub use crate::imp::*;\n}\n",
+            "src/imp.rs": GRAPH,
+            "src/prelude.rs": "pub use crate::graph::Graph;\n",
+            "tests/facade.rs": "use app::facade::Graph;\n\n"
+            "fn facade(g: &Graph) {\n    g.add_node();\n}\n",
+            "tests/named.rs": "use app::graph::Graph;\n\n"
+            "fn named() {\n    let g = Graph::new();\n    g.add_node();\n}\n",
+            "tests/glob.rs": "use app::prelude::*;\n\n"
+            "fn glob() {\n    let g: Graph = Graph::new();\n    g.add_node();\n}\n",
+        },
+        index_tree,
+    )
+    for caller, path in (("named", "src/imp.rs"), ("glob", "src/imp.rs")):
+        assert (caller, "calls", "Graph.new", path) in found
+        assert (caller, "calls", "Graph.add_node", path) in found
+    assert ("facade", "calls", "Graph.add_node", "src/imp.rs") in found
+    assert not {edge for edge in found if edge[2].startswith("Other.")}

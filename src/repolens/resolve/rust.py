@@ -24,7 +24,7 @@ from repolens.resolve.base import (
     Value,
 )
 from repolens.resolve.configs import read_toml
-from repolens.resolve.project import FileRow, ImportRow, Project
+from repolens.resolve.project import FileRow, ImportRow, Project, Sym
 
 STANDARD = frozenset({"std", "core", "alloc", "proc_macro", "test"})
 
@@ -138,7 +138,7 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         inline = inline_depth(file.id, imp.line) if parts[0] == "super" else 0
         if inline and parts[:inline] == ["super"] * inline:
             # `use super::X` in `mod tests { }`: the file's own module, not its parent
-            return _walk(here, parts[inline:])
+            return through_inline(_walk(here, parts[inline:]))
         found = start(file, parts[0])
         if found is None:  # a name in the current module: `use models::Order`
             module: Module | None = here
@@ -153,7 +153,51 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
             and not _defines(project, here, parts[0])
         ):
             return ImportResult(external=True)  # nothing here by that name: an extern crate
-        return _walk(module, rest)
+        return through_inline(_walk(module, rest))
+
+    following: set[int] = set()  # inner `use`s being followed (cyclic re-exports end)
+
+    def through_inline(result: ImportResult) -> ImportResult:
+        """``crate::graph::Graph`` where ``graph`` is an inline ``pub mod graph { pub use
+        crate::graph_impl::Graph; }`` (a prelude, a facade): what that inner ``use``
+        names. Imports carry no scope of their own, so the inline module's span says
+        which of the file's imports are its members."""
+        module, rest = result.module, result.path
+        if module is None or len(rest) < 2:
+            return result
+        for fid in module.files:
+            for inline in project.top_level(fid, rest[0]):
+                if inline.kind != "module" or project.members.get(inline.id, {}).get(rest[1]):
+                    continue
+                inner = inner_use(fid, inline, rest[1])
+                if inner is None or inner.id in following:
+                    continue
+                following.add(inner.id)
+                try:
+                    found = resolve_import(project.files[fid], inner)
+                finally:
+                    following.discard(inner.id)
+                path = (*found.path, *rest[1 if inner.is_wildcard else 2 :])
+                return ImportResult(found.module, path, found.external)
+        return result
+
+    def inner_use(file_id: int, inline: Sym, name: str) -> ImportRow | None:
+        """The ``use`` inside ``inline`` binding ``name``, or a glob over a module that
+        defines it."""
+        inside = [
+            imp
+            for imp in project.imports.get(file_id, ())
+            if inline.start_line < imp.line <= inline.end_line
+        ]
+        for imp in inside:
+            if not imp.is_wildcard and local_name(imp) == name:
+                return imp
+        for imp in inside:
+            target = resolve_import(project.files[file_id], imp) if imp.is_wildcard else None
+            module = target.module if target is not None and not target.path else None
+            if module is not None and any(project.top_level(f, name) for f in module.files):
+                return imp
+        return None
 
     inline_spans: dict[int, list[tuple[int, int]]] = {}
 
