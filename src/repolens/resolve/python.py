@@ -10,11 +10,21 @@ that is not a package (scripts and tests run with it on ``sys.path``).
 from __future__ import annotations
 
 import builtins
+import posixpath
 from pathlib import Path
 
-from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, dotted_module
+from repolens.resolve import members, receivers
+from repolens.resolve.base import (
+    ImportResult,
+    LanguageSpec,
+    Layout,
+    Module,
+    Value,
+    dotted_module,
+)
 from repolens.resolve.configs import read_toml
-from repolens.resolve.project import FileRow, ImportRow, Project
+from repolens.resolve.context import Context
+from repolens.resolve.project import FileRow, ImportRow, Project, Sym
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 
@@ -244,3 +254,35 @@ SPEC = LanguageSpec(
     imports_are_members=True,
     wildcard_needs_public=True,
 )
+
+
+def fixture_value(ctx: Context, fn: Sym, name: str) -> Value | None:
+    """What the untyped parameter ``name`` of a test (or fixture) holds when a pytest
+    fixture of that name is in reach: the fixture's return (annotated or inferred).
+    Fixtures are found as pytest finds them: in the test's own file, then in the
+    ``conftest.py`` of its directory and of each directory above."""
+    file = ctx.file(fn.file_id)
+    base = posixpath.basename(file.path)
+    if file.language != "python" or not base.startswith(("test", "conftest")):
+        return None
+    for fid in _fixture_files(ctx, file):
+        for sym in ctx.project.top_level(fid, name):
+            if sym.id != fn.id and any(_is_fixture(d) for d in sym.decorators.split("\n")):
+                held = receivers.call_value(ctx, members.symbol_value(sym))
+                return None if held.kind == "none" else held
+    return None
+
+
+def _is_fixture(decorator: str) -> bool:
+    return decorator.split("(", 1)[0].rsplit(".", 1)[-1] == "fixture"
+
+
+def _fixture_files(ctx: Context, file: FileRow) -> list[int]:
+    found, folder = [file.id], file.dir
+    while True:
+        conftest = ctx.project.by_path.get(posixpath.join(folder, "conftest.py"))
+        if conftest is not None and conftest != file.id:
+            found.append(conftest)
+        if not folder:
+            return found
+        folder = posixpath.dirname(folder)

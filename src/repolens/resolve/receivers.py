@@ -25,6 +25,7 @@ from repolens.resolve.syntax import ARRAY, Segment, normalize_type, parse_receiv
 TYPE_CONFIDENCE = 0.9
 SELF_CONFIDENCE = 0.95
 CONTAINER_KINDS = frozenset({"namespace", "module"})  # TS namespaces, Rust inline modules
+RETURN = "return"  # the binding the parser makes of an unannotated function's last return
 VARIABLE_KINDS = frozenset({"variable", "constant", "field", "property", "enum_member"})
 
 
@@ -245,7 +246,7 @@ def call_value(ctx: Context, value: Value) -> Value:
 def _returns(ctx: Context, fn: Sym) -> Value:
     text = fn.return_type.strip()
     if not text:
-        return NONE_UNKNOWN
+        return _inferred_return(ctx, fn)
     if any(d.split("(")[0].endswith("contextmanager") for d in fn.decorators.split("\n")):
         # `@contextmanager def stream() -> Iterator[Response]`: what `with stream() as r`
         # binds is what the generator yields
@@ -255,6 +256,13 @@ def _returns(ctx: Context, fn: Sym) -> Value:
         cls = enclosing_class(ctx, fn.id)
         return Value("instance", sym=cls) if cls is not None else NONE_UNKNOWN
     return type_value(ctx, ctx.file(fn.file_id), scope_id, text, fn.start_line)
+
+
+def _inferred_return(ctx: Context, fn: Sym) -> Value:
+    """What an unannotated function returns when its body ends in ``return Flask()`` or
+    ``return app`` (the parser binds ``return`` like a variable): a factory's product."""
+    stated = ctx.project.bindings.get(fn.id, {}).get(RETURN)
+    return binding_value(ctx, stated[-1]) if stated else NONE_UNKNOWN
 
 
 def binding_value(ctx: Context, binding: BindingRow) -> Value:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from repolens.resolve import members, receivers
+from repolens.resolve import members, python, receivers
 from repolens.resolve.base import NONE_BUILTIN, NONE_UNKNOWN, LanguageSpec, Value
 from repolens.resolve.context import Context
 from repolens.resolve.params import parameter_names
@@ -123,7 +123,7 @@ def _local(
     # an untyped parameter shadows globals, its type unknown; only a name its signature
     # spells can be one, so most lookups never read the signature
     if sym.kind in CALLABLE_KINDS and name in sym.signature and name in _parameters(ctx, sym):
-        return Value("local")
+        return python.fixture_value(ctx, sym, name) or Value("local")
     return None
 
 

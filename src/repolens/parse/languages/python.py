@@ -53,6 +53,10 @@ QUERY = r"""
 (for_statement left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @bind.iter_call)) @bind
 (typed_parameter . (identifier) @name type: (type) @bind.type) @bind
+(function_definition !return_type body: (block (return_statement "return" @name
+  (call function: [(identifier) (attribute)] @bind.call)) @bind))
+(function_definition !return_type body: (block (return_statement "return" @name
+  (identifier) @bind.alias) @bind))
 (typed_default_parameter name: (identifier) @name type: (type) @bind.type) @bind
 
 (comment) @comment

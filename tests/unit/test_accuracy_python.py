@@ -1,0 +1,68 @@
+"""Python call-graph accuracy on patterns found missing or wrong in real projects (flask,
+jinja2, werkzeug): each test indexes a tiny project with the real pipeline and asserts an
+edge that must be there and one that must not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import IndexTree
+from conftest import indexed_edges as edges
+
+
+def test_unannotated_factory_returns_what_its_last_statement_returns(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``def create_app(): app = Flask(__name__); ...; return app`` then
+    ``app = create_app(); app.route(...)``: the factory's result is a ``Flask``, though
+    nothing annotates it (flask's examples and test apps)."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/app.py": "class Flask:\n    def route(self, rule): ...\n"
+            "    def test_client(self): return Client()\n\n"
+            "class Client:\n    def get(self, url): ...\n",
+            "pkg/other.py": "class Blueprint:\n    def route(self, rule): ...\n"
+            "    def get(self, url): ...\n",
+            "pkg/factory.py": "from pkg.app import Flask\n\n"
+            "def create_app():\n    app = Flask()\n    app.route('/')\n    return app\n\n"
+            "def make_client():\n    return create_app().test_client()\n",
+            "pkg/use.py": "from pkg.factory import create_app, make_client\n\n"
+            "app = create_app()\n\n@app.route('/x')\ndef index(): ...\n\n"
+            "def check():\n    make_client().get('/x')\n",
+        },
+        index_tree,
+    )
+    assert ("pkg/use.py", "calls", "Flask.route", "pkg/app.py") in found
+    assert ("check", "calls", "Client.get", "pkg/app.py") in found
+    assert not {edge for edge in found if edge[3] == "pkg/other.py"}
+
+
+def test_pytest_fixture_parameters_hold_what_the_fixture_returns(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``def test_x(client): client.get()`` with ``@pytest.fixture def client(app): return
+    app.test_client()`` in a ``conftest.py`` above (flask, jinja2): ``client`` is what the
+    fixture returns, not any class with a ``get`` method; outside tests a parameter of
+    the same name is not a fixture."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/app.py": "class Flask:\n    def test_client(self): return Client()\n\n"
+            "class Client:\n    def get(self, url): ...\n",
+            "pkg/other.py": "class Session:\n    def get(self, url): ...\n"
+            "    def post(self, url): ...\n",
+            "tests/conftest.py": "import pytest\nfrom pkg.app import Flask\n\n"
+            "@pytest.fixture\ndef app():\n    app = Flask()\n    return app\n\n"
+            "@pytest.fixture\ndef client(app):\n    return app.test_client()\n",
+            "tests/web/test_views.py": "def test_index(client):\n    client.get('/')\n",
+            "pkg/views.py": "def index(client):\n    client.post('/')\n",
+        },
+        index_tree,
+    )
+    assert ("test_index", "calls", "Client.get", "pkg/app.py") in found
+    assert ("client", "calls", "Flask.test_client", "pkg/app.py") in found
+    assert ("test_index", "calls", "Session.get", "pkg/other.py") not in found
+    assert ("index", "calls", "Client.post", "pkg/app.py") not in found
