@@ -180,3 +180,21 @@ def test_directory_is_not_a_file(tmp_path: Path) -> None:
 def test_discover_rejects_a_missing_root(tmp_path: Path) -> None:
     with pytest.raises(NotADirectoryError, match="not a directory"):
         discover(tmp_path / "nope")
+
+
+def test_an_inline_source_map_does_not_make_readable_code_minified(tmp_path: Path) -> None:
+    """Babel output: readable code, then tens of kilobytes of base64 on its last line."""
+    code = "function f(a) {\n  return a + 1;\n}\n" * 40
+    source_map = "//# sourceMappingURL=data:application/json;base64," + "QUFB" * 3000 + "\n"
+    bundle_map = "/*# sourceMappingURL=data:application/json;base64," + "QUFB" * 3000 + " */\n"
+    write(
+        tmp_path,
+        {
+            "lib/utils.js": code + source_map,
+            "lib/style.css": ".a { color: red; }\n" * 40 + bundle_map,
+            "dist/app.js": "var a=1;" * 500 + "\n" + source_map,  # minified all the same
+        },
+    )
+    assert isinstance(check_file(tmp_path, "lib/utils.js"), DiscoveredFile)
+    assert isinstance(check_file(tmp_path, "lib/style.css"), DiscoveredFile)
+    assert check_file(tmp_path, "dist/app.js") == "minified"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ MINIFIABLE = frozenset({"javascript", "typescript", "css", "scss", "less", "json
 MAX_LINE = 3000
 MAX_MEAN_LINE = 300
 MIN_SAMPLE_FOR_MEAN = 1024  # a 200-byte one-line config is not a bundle
+_SOURCE_MAP = re.compile(rb"\s*(?://|/\*)[#@] sourceMappingURL=")
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -72,8 +74,10 @@ class Context:
 
 
 def looks_minified(head: bytes) -> bool:
-    """A line over 3000 bytes, or (on a big enough sample) a mean line over 300 bytes."""
-    lines = head.split(b"\n")
+    """A line over 3000 bytes, or (on a big enough sample) a mean line over 300 bytes.
+    An inline source map (``//# sourceMappingURL=data:...``, tens of kilobytes of base64
+    on one line) does not count: compilers such as Babel append one to readable code."""
+    lines = [line for line in head.split(b"\n") if not _SOURCE_MAP.match(line)] or [b""]
     if max(map(len, lines)) > MAX_LINE:
         return True
     return len(head) >= MIN_SAMPLE_FOR_MEAN and len(head) / len(lines) > MAX_MEAN_LINE
