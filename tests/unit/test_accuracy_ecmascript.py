@@ -86,3 +86,25 @@ def test_class_expression_assigned_to_module_exports_is_what_require_gives(
     assert ("main", "calls", "Application.use", "lib/application.js") in found
     assert ("boot", "calls", "Application.use", "lib/application.js") in found
     assert not {edge for edge in found if edge[3] == "lib/other.js"}
+
+
+def test_node_object_methods_on_unknown_receivers_are_not_guessed(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``req.destroy()`` / ``res.setHeader()`` on an untyped parameter is Node's request or
+    response, not the project's one class with a method of that name (send, superagent);
+    on a receiver of known type the method still resolves."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/response.js": "class Response {\n  destroy() {}\n  setHeader(k, v) {}\n}\n"
+            "module.exports = Response;\n",
+            "lib/server.js": "const Response = require('./response');\n"
+            "function handle(req, res) {\n  res.setHeader('a', 1);\n  req.destroy();\n}\n"
+            "function own() {\n  const r = new Response();\n  r.destroy();\n}\n"
+            "module.exports = { handle, own };\n",
+        },
+        index_tree,
+    )
+    assert ("own", "calls", "Response.destroy", "lib/response.js") in found
+    assert not {edge for edge in found if edge[0] == "handle"}

@@ -164,6 +164,13 @@ BUILTIN_METHODS = frozenset(
         "assign", "freeze", "stringify", "parse", "toFixed", "toISOString", "getTime",
         "hasOwnProperty", "preventDefault", "stopPropagation", "focus", "blur", "click",
         "length", "next", "return", "throw", "pipe", "subscribe", "unsubscribe",
+        # Node's requests, responses, streams and emitters (`req.destroy()`,
+        # `res.setHeader()`): guessing a project class's same-named method was wrong
+        # more often than not on superagent and send
+        "setHeader", "getHeader", "getHeaders", "removeHeader", "hasHeader", "writeHead",
+        "flushHeaders", "destroy", "pause", "resume", "unpipe", "setEncoding",
+        "setTimeout", "abort", "addListener", "removeListener", "removeAllListeners",
+        "listeners", "listenerCount", "setMaxListeners", "toJSON",
     }
 )  # fmt: skip
 
