@@ -385,3 +385,36 @@ def test_a_loop_over_a_call_uses_the_annotated_return_type(
     assert draws == {"Tree.nodes", "leaves", "Node.render", "Leaf.render"}
     walks = {edge[2] for edge in found if edge[0] == "Tree.walk"}
     assert walks == {"Tree.nodes", "leaves", "Node.visit", "Leaf.visit"}
+
+
+def test_a_binding_read_in_its_own_value_is_the_outer_name(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``assert := assert.New(t)`` (logrus's tests), ``let p = p.normalized()``, a module's
+    ``client = client.Client()``: the right-hand side reads the package, parameter or
+    import of that name, and only the lines after it see the new binding."""
+    found = edges(
+        tmp_path,
+        {
+            "go.mod": "module example.com/app\n\ngo 1.22\n",
+            "assert/assert.go": "package assert\n\ntype Assertions struct{}\n\n"
+            "func New(t int) *Assertions { return &Assertions{} }\n\n"
+            "func (a *Assertions) Equal(x, y int) {}\n",
+            "app_test.go": 'package app\n\nimport "example.com/app/assert"\n\n'
+            "func TestSum(t int) {\n\tassert := assert.New(t)\n\tassert.Equal(1, 2)\n}\n",
+            "Cargo.toml": '[package]\nname = "geo"\n',
+            "src/lib.rs": "pub struct Path;\n\nimpl Path {\n"
+            "    pub fn normalized(&self) -> Path { Path }\n    pub fn len(&self) -> usize { 0 }\n}\n\n"
+            "pub fn measure(p: Path) -> usize {\n    let p = p.normalized();\n    p.len()\n}\n",
+            "pkg/__init__.py": "",
+            "pkg/client.py": "class Client:\n    def send(self) -> None: ...\n",
+            "pkg/app.py": "from pkg import client\n\nclient = client.Client()\nclient.send()\n",
+        },
+        index_tree,
+    )
+    assert ("TestSum", "calls", "New", "assert/assert.go") in found
+    assert ("TestSum", "calls", "Assertions.Equal", "assert/assert.go") in found
+    assert ("measure", "calls", "Path.normalized", "src/lib.rs") in found
+    assert ("measure", "calls", "Path.len", "src/lib.rs") in found
+    assert ("pkg/app.py", "instantiates", "Client", "pkg/client.py") in found
+    assert ("pkg/app.py", "calls", "Client.send", "pkg/client.py") in found

@@ -111,6 +111,9 @@ def _local(
     if types_only:
         return None
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
+    if bindings and bindings[-1].line >= line:
+        ctx.line_choices += 1  # the answer on this line is not the answer on the next
+        bindings = [b for b in bindings if not _reads_itself(b, name, line)]
     spec = ctx.spec_of.get(sym.file_id)
     if bindings and bindings[-1].line >= line and spec is not None and spec.declare_before_use:
         ctx.line_choices += 1
@@ -125,6 +128,16 @@ def _local(
     if sym.kind in CALLABLE_KINDS and name in sym.signature and name in _parameters(ctx, sym):
         return python.fixture_value(ctx, sym, name) or Value("local")
     return None
+
+
+def _reads_itself(binding: BindingRow, name: str, line: int) -> bool:
+    """Whether a use of ``name`` on ``binding``'s line is in its value and reads ``name``
+    from further out: ``assert := assert.New(t)``, ``let s = s.trim()``, a module's
+    ``client = client.Client()``. Only the lines after it see the new binding."""
+    if binding.line != line:
+        return False
+    value = binding.type_name
+    return value == name or value.startswith((name + ".", name + "::", name + "->"))
 
 
 def _parameters(ctx: Context, fn: Sym) -> frozenset[str]:
@@ -205,9 +218,14 @@ def _module_scope(
     chosen = entries[-1][2]
     if line is not None and len(entries) > 1:
         ctx.line_choices += 1
-        before = [binder for at, _, binder in entries if at <= line]
+        own = any(_reads_itself(b, name, line) for b in _module_bindings(ctx, file, name))
+        before = [binder for at, _, binder in entries if at < line or (at == line and not own)]
         chosen = before[-1] if before else entries[0][2]
     return members.import_value(ctx, chosen) if isinstance(chosen, ImportRow) else chosen
+
+
+def _module_bindings(ctx: Context, file: FileRow, name: str) -> list[BindingRow]:
+    return ctx.project.bindings.get(file.symbol, {}).get(name, [])
 
 
 def _beyond_file(ctx: Context, file: FileRow, spec: LanguageSpec, name: str) -> Value:
