@@ -4,6 +4,7 @@ edge that must be there and one that must not."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from conftest import IndexTree
@@ -404,7 +405,8 @@ def test_a_binding_read_in_its_own_value_is_the_outer_name(
             "func TestSum(t int) {\n\tassert := assert.New(t)\n\tassert.Equal(1, 2)\n}\n",
             "Cargo.toml": '[package]\nname = "geo"\n',
             "src/lib.rs": "pub struct Path;\n\nimpl Path {\n"
-            "    pub fn normalized(&self) -> Path { Path }\n    pub fn len(&self) -> usize { 0 }\n}\n\n"
+            "    pub fn normalized(&self) -> Path { Path }\n"
+            "    pub fn len(&self) -> usize { 0 }\n}\n\n"
             "pub fn measure(p: Path) -> usize {\n    let p = p.normalized();\n    p.len()\n}\n",
             "pkg/__init__.py": "",
             "pkg/client.py": "class Client:\n    def send(self) -> None: ...\n",
@@ -418,3 +420,35 @@ def test_a_binding_read_in_its_own_value_is_the_outer_name(
     assert ("measure", "calls", "Path.len", "src/lib.rs") in found
     assert ("pkg/app.py", "instantiates", "Client", "pkg/client.py") in found
     assert ("pkg/app.py", "calls", "Client.send", "pkg/client.py") in found
+
+
+def test_a_type_alias_stands_for_the_class_it_names(tmp_path: Path, index_tree: IndexTree) -> None:
+    """petgraph's ``type UnGraph<N, Ix = u32> = Graph<N, u8, Ix>``: ``UnGraph::new()`` and
+    a value typed ``UnGraph`` reach ``Graph``'s methods, as TypeScript's ``type G = Graph``
+    does; an alias of a builtin type reaches nothing."""
+    root = tmp_path
+    found = edges(
+        root,
+        {
+            "Cargo.toml": '[package]\nname = "graphs"\n',
+            "src/lib.rs": "pub struct Graph<N, Ix = u32> { n: N, i: Ix }\n"
+            "impl<N, Ix> Graph<N, Ix> {\n    pub fn new() -> Self { todo!() }\n"
+            "    pub fn add_node(&mut self, w: N) {}\n}\n"
+            "pub struct Other;\nimpl Other {\n    pub fn add_node(&self) {}\n"
+            "    pub fn new() -> Self { Other }\n}\n"
+            "pub type UnGraph<N, Ix = u32> = Graph<N, Ix>;\npub type Index = u32;\n\n"
+            "pub fn build() {\n    let mut g = UnGraph::<i32>::new();\n    g.add_node(1);\n}\n",
+            "web/graph.ts": "export class Graph {\n  addNode(): void {}\n}\n"
+            "export class Other {\n  addNode(): void {}\n}\n"
+            "export type AnyGraph = Graph;\n"
+            "export function grow(g: AnyGraph) {\n  g.addNode();\n}\n",
+        },
+        index_tree,
+    )
+    assert ("build", "calls", "Graph.new", "src/lib.rs") in found
+    assert ("build", "calls", "Graph.add_node", "src/lib.rs") in found
+    assert ("grow", "calls", "Graph.addNode", "web/graph.ts") in found
+    assert not {edge for edge in found if edge[2].startswith("Other.")}
+    conn = sqlite3.connect(root / ".repolens" / "index.db")
+    guessed = conn.execute("SELECT count(*) FROM edges WHERE provenance = 'name-match'")
+    assert guessed.fetchone()[0] == 0  # found through the alias, not by name

@@ -112,6 +112,7 @@ class Context:
     returns: Memo[int, Value] = field(init=False)  # function id -> what calling it gives
     globals: Memo[tuple[int, str], Value] = field(init=False)  # (file, name) at module level
     owners: Memo[int, Sym | None] = field(init=False)  # detached method -> its type
+    aliases: Memo[int, Value] = field(init=False)  # type alias -> the class it names
 
     def __post_init__(self) -> None:
         self.imports = Memo(self.cycles, NONE_UNKNOWN)
@@ -123,6 +124,7 @@ class Context:
         self.returns = Memo(self.cycles, NONE_UNKNOWN)
         self.globals = Memo(self.cycles, NONE_UNKNOWN)
         self.owners = Memo(self.cycles, None)
+        self.aliases = Memo(self.cycles, NONE_UNKNOWN)
 
     def forget_file_memos(self) -> None:
         """Drop the memos keyed by one file: answers, receiver values, name-match guesses.

@@ -20,7 +20,14 @@ from repolens.resolve.project import (
     FileRow,
     Sym,
 )
-from repolens.resolve.syntax import ARRAY, Segment, normalize_type, parse_receiver, yielded_type
+from repolens.resolve.syntax import (
+    ARRAY,
+    Segment,
+    aliased_type,
+    normalize_type,
+    parse_receiver,
+    yielded_type,
+)
 
 TYPE_CONFIDENCE = 0.9
 SELF_CONFIDENCE = 0.95
@@ -131,6 +138,28 @@ def _head(
     return found, ops
 
 
+def unaliased(ctx: Context, value: Value) -> Value:
+    """The class a type alias names (``UnGraph::new()``, ``g: UnGraph<u8>`` with
+    ``type UnGraph<N> = Graph<N, Undirected>``), through aliases of aliases; any other
+    value as it is."""
+    alias = value.sym
+    if value.kind != "symbol" or alias is None or alias.kind != "type_alias":
+        return value
+    return ctx.aliases.get(alias.id, _alias_target, ctx, alias).via(value)
+
+
+def _alias_target(ctx: Context, alias: Sym) -> Value:
+    file = ctx.file(alias.file_id)
+    scope_id = alias.parent_id if alias.parent_id is not None else file.symbol
+    head, _ = normalize_type(aliased_type(alias.signature))
+    if not head or head == ARRAY:
+        return NONE_UNKNOWN
+    found = unaliased(
+        ctx, eval_receiver(ctx, file, scope_id, head, alias.start_line, types_only=True)
+    )
+    return found if found.kind == "class" else NONE_UNKNOWN
+
+
 def _super(ctx: Context, scope_id: int) -> Value:
     """The enclosing class, its lookups starting at its bases."""
     cls = enclosing_class(ctx, scope_id)
@@ -214,6 +243,8 @@ def value_type(ctx: Context, value: Value) -> Value:
     if value.kind != "symbol" or value.sym is None:
         return value
     sym = value.sym
+    if sym.kind == "type_alias":
+        return unaliased(ctx, value)
     if sym.kind == "property" or (sym.kind in FUNCTION_KINDS and _is_property(sym)):
         return call_value(ctx, value)
     if sym.kind in VARIABLE_KINDS and sym.parent_id is not None:
@@ -298,8 +329,7 @@ def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int)
     builtin = head in spec.builtin_types or head.split(".")[-1] in spec.builtin_types
     if builtin and value.kind != "class":
         return NONE_BUILTIN
-    if value.kind == "symbol" and value.sym is not None and value.sym.kind == "type_alias":
-        return NONE_UNKNOWN
+    value = unaliased(ctx, value)
     if value.kind != "class":
         return value if value.kind == "none" else NONE_UNKNOWN
     return value if as_class else Value("instance", sym=value.sym).via(value)

@@ -180,6 +180,20 @@ def normalize_type(text: str) -> tuple[str, bool]:
             return head, as_class
 
 
+def aliased_type(signature: str) -> str:
+    """What a type alias names: ``pub type UnGraph<N, Ix = u32> = Graph<N, u8, Ix>`` ->
+    ``Graph<N, u8, Ix>``, the text after its first ``=`` outside brackets."""
+    depth = 0
+    for i, ch in enumerate(signature):
+        if ch in "[(<{":
+            depth += 1
+        elif ch in "])}" or (ch == ">" and signature[i - 1 : i] != "-"):
+            depth -= 1
+        elif ch == "=" and depth == 0 and signature[i + 1 : i + 2] not in ("=", ">"):
+            return signature[i + 1 :].strip().rstrip(";").strip()
+    return ""
+
+
 def _split_top(text: str, sep: str) -> list[str]:
     """Split on ``sep`` outside brackets."""
     parts, depth, start = [], 0, 0

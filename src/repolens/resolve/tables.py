@@ -35,10 +35,12 @@ from repolens.resolve.project import (
 
 # Rows are read in table order and sorted here (each ``*_ORDER``): walking an index in
 # SQL instead costs a B-tree seek per row, and the sort is cheap on rows mostly in order.
+SIGNED_KINDS = CALLABLE_KINDS | {"type_alias"}  # whose signature resolution reads
+
 SYMBOLS = (
     "SELECT id, file_id, parent_id, kind, name, qualified_name, start_line, end_line,"
     " is_exported, is_static, decorators, return_type,"
-    f" CASE WHEN kind IN ({','.join(repr(k) for k in sorted(CALLABLE_KINDS))})"
+    f" CASE WHEN kind IN ({','.join(repr(k) for k in sorted(SIGNED_KINDS))})"
     " THEN signature ELSE '' END, start_col FROM symbols{where}"
 )
 SYMBOLS_ORDER = itemgetter(1, 6, 13, 0)  # file, start line, start column, id
