@@ -452,3 +452,42 @@ def test_a_type_alias_stands_for_the_class_it_names(tmp_path: Path, index_tree: 
     conn = sqlite3.connect(root / ".repolens" / "index.db")
     guessed = conn.execute("SELECT count(*) FROM edges WHERE provenance = 'name-match'")
     assert guessed.fetchone()[0] == 0  # found through the alias, not by name
+
+
+def test_a_loop_over_a_call_into_another_file_binds_its_elements(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``for n in tree.nodes()`` with ``def nodes(self) -> list[Node]`` in another file,
+    also through ``items = tree.nodes()``; Go's ``range root.Commands()``; TypeScript's
+    ``for (const n of tree.nodes())``. The loop variable is an element, not the list."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/tree.py": "class Node:\n    def walk(self) -> None: ...\n\n"
+            "class Tree:\n    def nodes(self) -> list[Node]:\n        return []\n"
+            "    def walk(self) -> None: ...\n",
+            "pkg/use.py": "from pkg.tree import Tree\n\n"
+            "def visit(tree: Tree) -> None:\n    for n in tree.nodes():\n        n.walk()\n"
+            "    items = tree.nodes()\n    for m in items:\n        m.walk()\n",
+            "go.mod": "module example.com/c\n\ngo 1.22\n",
+            "cmd/command.go": "package cmd\n\ntype Command struct{ subs []*Command }\n\n"
+            "func (c *Command) Commands() []*Command { return c.subs }\n\n"
+            "func (c *Command) Run() {}\n",
+            "main.go": 'package main\n\nimport "example.com/c/cmd"\n\n'
+            "func runAll(root *cmd.Command) {\n\tfor _, c := range root.Commands() {\n"
+            "\t\tc.Run()\n\t}\n}\n",
+            "web/tree.ts": "export class Leaf {\n  grow(): void {}\n}\n"
+            "export class Bush {\n  leaves(): Leaf[] {\n    return [];\n  }\n"
+            "  grow(): void {}\n}\n",
+            "web/use.ts": "import { Bush } from './tree';\n"
+            "export function tend(b: Bush) {\n  for (const l of b.leaves()) {\n"
+            "    l.grow();\n  }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("visit", "calls", "Node.walk", "pkg/tree.py") in found
+    assert ("visit", "calls", "Tree.walk", "pkg/tree.py") not in found
+    assert ("runAll", "calls", "Command.Run", "cmd/command.go") in found
+    assert ("tend", "calls", "Leaf.grow", "web/tree.ts") in found
+    assert ("tend", "calls", "Bush.grow", "web/tree.ts") not in found

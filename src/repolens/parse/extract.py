@@ -16,9 +16,23 @@ from tree_sitter import Node, QueryCursor
 
 from repolens.parse.defs import Captures, SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
-from repolens.parse.model import Binding, Import, ParsedFile, Reference
+from repolens.parse.model import (
+    CALL_ELEMENT,
+    CALL_RESULT,
+    STATED,
+    Binding,
+    Import,
+    ParsedFile,
+    Reference,
+)
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
-from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, DocTypesHook, LanguageSpec
+from repolens.parse.spec import (
+    FUNCTION_KINDS,
+    TYPE_KINDS,
+    DocTypesHook,
+    LanguageSpec,
+    TextHook,
+)
 from repolens.parse.text import (
     expr_text,
     short_text,
@@ -118,9 +132,19 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
             out.error = out.error or f"extraction partial: {role}: {type(exc).__name__}: {exc}"
     out.references = refs
     engine.mark_exports()
+    if grammar.spec.element_type is not None:
+        _yields(grammar.spec.element_type, out)
     if embeds or grammar.spec.file_symbol:
         _embedded(grammar.spec, src, embeds, table, out)
     out.references.sort(key=_POSITION)
+
+
+def _yields(element_type: TextHook, out: ParsedFile) -> None:
+    """What iterating each function's result gives, for loops over calls from other files
+    (``for n in tree.nodes()``), which only the resolver can follow there."""
+    for sym in out.symbols:
+        if sym.return_type and sym.kind in FUNCTION_KINDS:
+            sym.yields = element_type(sym.return_type)
 
 
 def _doc_bindings(doc_types: DocTypesHook, out: ParsedFile) -> None:
@@ -288,8 +312,8 @@ class _Matches:
             field = f"{spec.self_prefix}.{name}"
             bindings.append(Binding(scope, field, type_name, line, from_call))
 
-    def _bound_type(self, caps: Captures, node: Node, source: int | None) -> tuple[str, bool]:
-        """The type text a binding carries, and whether it is a callee's return type.
+    def _bound_type(self, caps: Captures, node: Node, source: int | None) -> tuple[str, int]:
+        """The type text a binding carries, and how (see ``Binding.from_call``).
         An annotation also yields ``type_of`` references (from ``source``), unless the
         ``@field`` pattern repeats one another pattern already reported."""
         src = self.src
@@ -297,24 +321,24 @@ class _Matches:
             type_node = caps["bind.type"][0]
             if "field" not in caps:
                 self.refs.extend(type_refs(self.spec, src, type_node, "type_of", source))
-            return self.spec.clean_type(short_text(type_node, src)), False
+            return self.spec.clean_type(short_text(type_node, src)), STATED
         if "bind.call" in caps:  # a callee, or a whole call where the grammar has no callee
-            return expr_text(caps["bind.call"][0], src).removesuffix("()"), True
+            return expr_text(caps["bind.call"][0], src).removesuffix("()"), CALL_RESULT
         if "bind.new" in caps:
             text = short_text(caps["bind.new"][0], src)
-            return strip_generics(self.spec.clean_type(text)), False
+            return strip_generics(self.spec.clean_type(text)), STATED
         if "bind.self" in caps:
-            return self._self_type(node), False
+            return self._self_type(node), STATED
         if "bind.alias" in caps:
             return self._alias_type(short_text(caps["bind.alias"][0], src), source)
         if "bind.iter" in caps:
-            return self._element_type(short_text(caps["bind.iter"][0], src), source), False
+            return self._element_type(short_text(caps["bind.iter"][0], src), source)
         if "bind.iter_call" in caps:
             callee = expr_text(caps["bind.iter_call"][0], src)
-            return self._element_of_call(callee, source), False
-        return "", False
+            return self._element_of_call(callee, source)
+        return "", STATED
 
-    def _alias_type(self, name: str, scope: int | None) -> tuple[str, bool]:
+    def _alias_type(self, name: str, scope: int | None) -> tuple[str, int]:
         """``self.console = console``: what the latest binding of ``name`` in the same
         scope says (a typed parameter, ``x = Repo()`` above), else nothing. A union
         (``A | B``) names no one type: copied to a field, it would hide the field's
@@ -322,36 +346,41 @@ class _Matches:
         for bound in reversed(self.out.bindings):
             if bound.scope == scope and bound.name == name:
                 union = "|" in bound.type_name or bound.type_name.startswith("Union[")
-                return ("", False) if union else (bound.type_name, bound.from_call)
-        return "", False
+                return ("", STATED) if union else (bound.type_name, bound.from_call)
+        return "", STATED
 
-    def _element_type(self, iterable: str, scope: int | None) -> str:
+    def _element_type(self, iterable: str, scope: int | None) -> tuple[str, int]:
         """``for n in nodes`` / ``for c in self.children``: the element type of what the
-        latest binding of the iterable states (``nodes: list[Node]`` gives ``Node``)."""
+        latest binding of the iterable states (``nodes: list[Node]`` gives ``Node``), or
+        an element of the call it holds (``nodes = tree.nodes()``)."""
         hook = self.spec.element_type
         head = iterable.split(".", 1)[0]
         if hook is None or (head != iterable and head not in self.spec.self_names):
-            return ""
+            return "", STATED
         if head != iterable:  # `self.children`: a field, bound in the class
             scope = self.table.enclosing_type(scope)
         for bound in reversed(self.out.bindings):
             if bound.scope == scope and bound.name == iterable:
-                return "" if bound.from_call else hook(bound.type_name)
-        return ""
+                if bound.from_call == CALL_RESULT:
+                    return bound.type_name, CALL_ELEMENT
+                return ("", STATED) if bound.from_call else (hook(bound.type_name), STATED)
+        return "", STATED
 
-    def _element_of_call(self, callee: str, scope: int | None) -> str:
+    def _element_of_call(self, callee: str, scope: int | None) -> tuple[str, int]:
         """``for n in self.nodes()`` / ``for n in nodes()``: the element type of what this
         file's method of the enclosing class, or its module-level function, is annotated to
-        return (``-> list[Node]`` gives ``Node``). Other files' functions are not seen here."""
+        return (``-> list[Node]`` gives ``Node``). Any other callee's is left to the
+        resolver, which finds the function and what iterating its result ``yields``."""
         hook = self.spec.element_type
+        if hook is None:
+            return "", STATED
         head, _, name = callee.rpartition(".")
-        if hook is None or (head and head not in self.spec.self_names):
-            return ""
-        owner = self.table.enclosing_type(scope) if head else None
-        for sym in self.out.symbols:
-            if sym.name == name and sym.parent == owner and sym.kind in FUNCTION_KINDS:
-                return hook(sym.return_type) if sym.return_type else ""
-        return ""
+        if not head or head in self.spec.self_names:
+            owner = self.table.enclosing_type(scope) if head else None
+            for sym in self.out.symbols:
+                if sym.name == name and sym.parent == owner and sym.kind in FUNCTION_KINDS:
+                    return (hook(sym.return_type), STATED) if sym.return_type else ("", STATED)
+        return callee, CALL_ELEMENT
 
     def _self_type(self, node: Node) -> str:
         """The type a method's ``self`` parameter stands for."""

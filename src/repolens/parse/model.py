@@ -51,6 +51,7 @@ class Symbol:
     is_static: bool = False
     decorators: tuple[str, ...] = ()
     return_type: str = ""  # as written, e.g. "Repo" or "list[Repo]"; "" when unknown
+    yields: str = ""  # what iterating the return type gives ("list[Repo]" -> "Repo")
     bases: tuple[str, ...] = ()  # superclasses / implemented interfaces, as written
 
 
@@ -101,6 +102,9 @@ class Import:
         return self.module.split(".")[0]
 
 
+STATED, CALL_RESULT, CALL_ELEMENT = 0, 1, 2  # Binding.from_call
+
+
 @dataclass(slots=True)
 class Binding:
     """A name whose type is known from the code: ``x: Repo``, ``self.repo = Repo()``,
@@ -108,15 +112,17 @@ class Binding:
 
     ``scope`` is the symbol index the binding lives in (a function for locals and
     parameters, a class for ``self.attr`` fields; ``None`` for module level). ``type_name`` is
-    as written; ``from_call`` marks that it is the *return type of calling* ``type_name``
-    (``x = make_repo()``), which the resolver looks up after resolving the call.
+    as written; ``from_call`` says how it relates to the value: ``STATED`` (the type
+    itself), ``CALL_RESULT`` (the *return type of calling* ``type_name``: ``x =
+    make_repo()``) or ``CALL_ELEMENT`` (an element of that result: ``for n in
+    tree.nodes()``), which the resolver looks up after resolving the call.
     """
 
     scope: int | None
     name: str
     type_name: str
     line: int
-    from_call: bool = False
+    from_call: int = 0  # STATED, CALL_RESULT or CALL_ELEMENT
 
 
 @dataclass(slots=True)

@@ -54,6 +54,7 @@ class Sym:
     decorators: str
     return_type: str
     signature: str
+    yields: str = ""  # what iterating its result gives (``-> list[Node]``: ``Node``)
 
 
 @dataclass(slots=True)
@@ -85,6 +86,9 @@ class RefRow:
     reason: str
 
 
+CALL_RESULT, CALL_ELEMENT = 1, 2  # BindingRow.from_call, as the parser stores it (0: stated)
+
+
 @dataclass(slots=True)
 class BindingRow:
     file_id: int
@@ -92,7 +96,7 @@ class BindingRow:
     name: str
     type_name: str
     line: int
-    from_call: bool
+    from_call: int  # how ``type_name`` gives the value: see ``parse.model.Binding``
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from repolens.resolve import members, scope
 from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
+    CALL_ELEMENT,
     CALLABLE_KINDS,
     CLASS_KINDS,
     FUNCTION_KINDS,
@@ -306,10 +307,24 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
     file = ctx.file(binding.file_id)
     if binding.from_call:
         callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
-        result = call_value(ctx, callee)
+        if binding.from_call == CALL_ELEMENT:
+            result = _element_value(ctx, callee)
+        else:
+            result = call_value(ctx, callee)
     else:
         result = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
     return result.weaker(TYPE_CONFIDENCE, "resolved-type")
+
+
+def _element_value(ctx: Context, callee: Value) -> Value:
+    """An element of what calling ``callee`` gives: ``for n in tree.nodes()`` with
+    ``def nodes(self) -> list[Node]`` in another file is a ``Node``."""
+    fn = callee.sym
+    if callee.kind != "symbol" or fn is None or fn.kind not in CALLABLE_KINDS or not fn.yields:
+        return NONE_UNKNOWN
+    file = ctx.file(fn.file_id)
+    scope_id = fn.parent_id if fn.parent_id is not None else file.symbol
+    return type_value(ctx, file, scope_id, fn.yields, fn.start_line).via(callee)
 
 
 def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:

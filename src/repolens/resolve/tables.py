@@ -41,9 +41,9 @@ SYMBOLS = (
     "SELECT id, file_id, parent_id, kind, name, qualified_name, start_line, end_line,"
     " is_exported, is_static, decorators, return_type,"
     f" CASE WHEN kind IN ({','.join(repr(k) for k in sorted(SIGNED_KINDS))})"
-    " THEN signature ELSE '' END, start_col FROM symbols{where}"
+    " THEN signature ELSE '' END, yields, start_col FROM symbols{where}"
 )
-SYMBOLS_ORDER = itemgetter(1, 6, 13, 0)  # file, start line, start column, id
+SYMBOLS_ORDER = itemgetter(1, 6, 14, 0)  # file, start line, start column, id
 IMPORTS = (
     "SELECT id, file_id, module, name, alias, level, line, is_wildcard, is_reexport,"
     " target_file_id, target_symbol_id FROM imports{where}"
@@ -110,10 +110,26 @@ def forget(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> None:
 
 def _read(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] | None) -> None:
     for row in _sorted(conn, SYMBOLS, SYMBOLS_ORDER, ids):
-        sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig, _ = row
+        (
+            sid,
+            fid,
+            parent,
+            kind,
+            name,
+            qname,
+            start,
+            end,
+            exported,
+            static,
+            decos,
+            ret,
+            sig,
+            yields,
+            _,
+        ) = row
         out[fid].syms.append(
             Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
-                decos, ret, sig)
+                decos, ret, sig, yields)
         )  # fmt: skip
     for iid, fid, module, name, alias, level, line, wildcard, reexport, tfile, tsym in _sorted(
         conn, IMPORTS, IMPORTS_ORDER, ids
@@ -125,7 +141,7 @@ def _read(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] |
     for fid, scope, name, type_name, line, from_call, _ in _sorted(
         conn, BINDINGS, BINDINGS_ORDER, ids
     ):
-        out[fid].bindings.append(BindingRow(fid, scope, name, type_name, line, bool(from_call)))
+        out[fid].bindings.append(BindingRow(fid, scope, name, type_name, line, from_call))
     for row in _sorted(conn, BASES, BASES_ORDER, ids):
         out[row[1]].bases.append(RefRow(*row))
 

@@ -119,7 +119,7 @@ def graph_rows(parsed: ParsedFile) -> GraphRows:
                 ids[i], owners[i], s.kind, s.name, s.qualified_name, s.start_line, s.end_line,
                 s.start_col, s.end_col, s.signature, s.docstring, s.visibility,
                 int(s.is_exported), int(s.is_async), int(s.is_static), "\n".join(s.decorators),
-                s.return_type,
+                s.return_type, s.yields,
             )
             for i, s in enumerate(parsed.symbols)
         ],
@@ -144,7 +144,8 @@ def graph_rows(parsed: ParsedFile) -> GraphRows:
 _INSERT_SYMBOLS = (
     "INSERT INTO symbols(file_id, id, parent_id, kind, name, qualified_name, start_line,"
     " end_line, start_col, end_col, signature, docstring, visibility, is_exported, is_async,"
-    " is_static, decorators, return_type) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " is_static, decorators, return_type, yields)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_CONTAINS = (
     "INSERT INTO edges(file_id, source_id, target_id, line, kind, provenance)"

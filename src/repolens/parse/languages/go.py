@@ -83,7 +83,8 @@ QUERY = f"""
 (for_statement (range_clause left: (expression_list . (_) . (identifier) @name .)
   right: (identifier) @bind.iter)) @bind
 (for_statement (range_clause left: (expression_list . (_) . (identifier) @name .)
-  right: (call_expression function: (identifier) @bind.iter_call))) @bind
+  right: (call_expression function: [(identifier) (selector_expression)] @bind.iter_call)))
+  @bind
 (field_declaration name: (field_identifier) @name type: (_) @bind.type) @bind
 
 (comment) @comment
