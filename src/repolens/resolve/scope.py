@@ -111,8 +111,8 @@ def _local(
     if types_only:
         return None
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
-    if bindings and bindings[-1].line >= line:
-        ctx.line_choices += 1  # the answer on this line is not the answer on the next
+    if bindings and bindings[-1].line >= line and any(_reads(b, name) for b in bindings):
+        ctx.line_choices += 1  # the answer on its line is not the answer on the next
         bindings = [b for b in bindings if not _reads_itself(b, name, line)]
     spec = ctx.spec_of.get(sym.file_id)
     if bindings and bindings[-1].line >= line and spec is not None and spec.declare_before_use:
@@ -134,8 +134,11 @@ def _reads_itself(binding: BindingRow, name: str, line: int) -> bool:
     """Whether a use of ``name`` on ``binding``'s line is in its value and reads ``name``
     from further out: ``assert := assert.New(t)``, ``let s = s.trim()``, a module's
     ``client = client.Client()``. Only the lines after it see the new binding."""
-    if binding.line != line:
-        return False
+    return binding.line == line and _reads(binding, name)
+
+
+def _reads(binding: BindingRow, name: str) -> bool:
+    """Whether ``binding``'s value is computed from ``name`` itself."""
     value = binding.type_name
     return value == name or value.startswith((name + ".", name + "::", name + "->"))
 
