@@ -123,14 +123,17 @@ def test_polling_for_filesystems_without_events(tmp_path: Path) -> None:
     root.mkdir()
     (root / "a.py").write_text("def a():\n    return 1\n")
     watcher = Running(make_project(root), polling=True)
+    names = lambda: {r[0] for r in watcher.reader.execute("SELECT name FROM symbols")}  # noqa: E731
     try:
-        # The poller compares modification times to the second (a limit the README states):
-        # an edit in the second the file was written is seen only with its next change.
-        while int(time.time()) <= int((root / "a.py").stat().st_mtime):
-            time.sleep(0.05)
+        # Two writes of the same size within one second, a scan between them: a poller
+        # comparing whole seconds (as watchfiles' does) never sees the second one.
+        time.sleep(1 - time.time() % 1)
         (root / "a.py").write_text("def a():\n    return 1\n\n\ndef polled():\n    pass\n")
-        names = lambda: {r[0] for r in watcher.reader.execute("SELECT name FROM symbols")}  # noqa: E731
-        watcher.wait_for(lambda: "polled" in names(), "a polled change")
+        time.sleep(0.45)  # more than one poll period
+        (root / "a.py").write_text("def a():\n    return 1\n\n\ndef agains():\n    pass\n")
+        watcher.wait_for(lambda: "agains" in names(), "a rewrite in the same second")
+        (root / "a.py").unlink()
+        watcher.wait_for(lambda: not {"a", "agains"} & names(), "a deletion")
     finally:
         watcher.close()
 

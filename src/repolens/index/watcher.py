@@ -37,6 +37,7 @@ from repolens.index.pipeline import (
     index_project,
     update_paths,
 )
+from repolens.index.poll import poll
 from repolens.project import Project
 
 RESCAN_NAMES = frozenset({GITIGNORE, REPOLENSIGNORE})
@@ -138,30 +139,31 @@ class Watcher:
             self.ready.set()
 
     def _watch(self, polling: bool) -> None:
-        """Watch the root until stopped. ``RustNotify`` is driven directly (not through
-        ``watchfiles.watch``) so "ready" can mean "watches registered": the generator only
-        yields after a quiet period with no raw event at all, which a busy index (readers
-        touching ``-shm``/``-wal``, the lock heartbeat) never leaves. Those events are
-        dropped by the same filter as ignored paths."""
-        # A poller's first scan, the baseline it compares against, may lag its start: a
-        # change made before that scan would never be reported, so "ready" (after which
-        # the catch-up runs) waits a few poll periods.
-        settle = time.monotonic() + (3 * POLL_DELAY_MS / 1000 if polling else 0)
-        with RustNotify(
-            [str(self.project.root)], False, polling, POLL_DELAY_MS, True, True
-        ) as rust:
+        """Watch the root until stopped, by OS events or else by polling (``poll``, which
+        sees sub-second rewrites that ``watchfiles``' poller misses). ``RustNotify`` is
+        driven directly (not through ``watchfiles.watch``) so "ready" can mean "watches
+        registered": the generator only yields after a quiet period with no raw event at
+        all, which a busy index (readers touching ``-shm``/``-wal``, the lock heartbeat)
+        never leaves. Those events are dropped by the same filter as ignored paths."""
+        if polling:
+            root, interval = str(self.project.root), POLL_DELAY_MS / 1000
+            poll(root, self._keep, interval, self._stop, self.ready, self._queue)
+            return
+        with RustNotify([str(self.project.root)], False, False, POLL_DELAY_MS, True, True) as rust:
+            self.ready.set()
             while True:
-                if time.monotonic() >= settle:
-                    self.ready.set()
                 raw = rust.watch(self.options.debounce_ms, self.options.step_ms, RUST_TIMEOUT_MS,
                                  self._stop)  # fmt: skip
                 if isinstance(raw, str):  # "timeout", or "stop"/"signal" to end
                     if raw == "timeout":
                         continue
                     return
-                changes = {path for _, path in raw if self._keep(path)}
-                if changes:
-                    self._changes.put(changes)
+                self._queue({path for _, path in raw})
+
+    def _queue(self, paths: set[str]) -> None:
+        changes = {path for path in paths if self._keep(path)}
+        if changes:
+            self._changes.put(changes)
 
     @property
     def alive(self) -> bool:
