@@ -108,3 +108,74 @@ def test_node_object_methods_on_unknown_receivers_are_not_guessed(
     )
     assert ("own", "calls", "Response.destroy", "lib/response.js") in found
     assert not {edge for edge in found if edge[0] == "handle"}
+
+
+def test_prototype_objects_aliases_and_inherits_make_classes(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``Base.prototype = { greet() {}, wave: function () {} }``, ``const proto =
+    Child.prototype; proto.run = function`` (axios) and ``util.inherits(Child, Base)`` /
+    ``mixin(Child.prototype, Base.prototype)`` (send, superagent): ``this.wave()`` in a
+    ``Child`` method reaches the base's method, not another class's."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/base.js": "function Base() {}\nBase.prototype = {\n"
+            "  greet() { return 1; },\n  wave: function () { this.greet(); },\n};\n"
+            "module.exports = Base;\n",
+            "lib/child.js": "const util = require('util');\nconst Base = require('./base');\n"
+            "function Child() {}\nutil.inherits(Child, Base);\n"
+            "const proto = Child.prototype;\nproto.run = function () { this.wave(); };\n"
+            "function Mixed() {}\nmixin(Mixed.prototype, Base.prototype);\n"
+            "Mixed.prototype.go = function () { this.greet(); };\n"
+            "const obj = {};\nobj.run = function () {};\n"
+            "module.exports = { Child, Mixed };\n",
+            "lib/other.js": "class Other {\n  wave() {}\n  greet() {}\n  other() {}\n}\n"
+            "module.exports = Other;\n",
+        },
+        index_tree,
+    )
+    assert ("Base.wave", "calls", "Base.greet", "lib/base.js") in found
+    assert ("Child.run", "calls", "Base.wave", "lib/base.js") in found
+    assert ("Mixed.go", "calls", "Base.greet", "lib/base.js") in found
+    assert not {edge for edge in found if edge[3] == "lib/other.js"}
+
+
+def test_methods_of_an_exported_object_literal_call_each_other_through_this(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``module.exports = { get(k) { ... }, is() { return this.get(k) } }`` (koa's
+    request, response and context): ``this`` is the object, so ``this.get`` is its own
+    ``get``, not another class's."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/request.js": "module.exports = {\n  get(field) { return field; },\n"
+            "  is(type) { return this.get(type); },\n"
+            "  accepts: function () { return this.is('a'); },\n};\n",
+            "lib/other.js": "class Other {\n  get() {}\n  is() {}\n}\nmodule.exports = Other;\n",
+        },
+        index_tree,
+    )
+    assert ("exports.is", "calls", "exports.get", "lib/request.js") in found
+    assert ("exports.accepts", "calls", "exports.is", "lib/request.js") in found
+    assert not {edge for edge in found if edge[3] == "lib/other.js"}
+
+
+def test_a_receiver_named_for_another_class_is_not_guessed(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``textEncoder.encode()`` (axios) is no call of the project's one ``encode``
+    method, of ``FormDataPart``; ``helper.formatHelp()`` still guesses ``Help``'s."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/part.js": "class FormDataPart {\n  encode(v) { return v; }\n}\n"
+            "class Help {\n  formatHelp() {}\n}\nmodule.exports = { FormDataPart, Help };\n",
+            "lib/use.js": "function write(textEncoder, helper) {\n"
+            "  textEncoder.encode('a');\n  helper.formatHelp();\n}\nmodule.exports = write;\n",
+        },
+        index_tree,
+    )
+    assert ("write", "calls", "Help.formatHelp", "lib/part.js") in found
+    assert ("write", "calls", "FormDataPart.encode", "lib/part.js") not in found

@@ -36,6 +36,7 @@ class _Entry:
     anchor: Node  # the node whose start is the symbol's start (outermost wrapper)
     owner: str | None = None  # owning type's name, from @owner or an enclosing block
     trait: str | None = None
+    base: str | None = None  # an owner block's base type (``util.inherits(Type, Base)``)
     returns: Node | None = None
     container: int | None = None  # enclosing entry, by byte range
     host: int | None = None  # an owner block's type entry, when defined here
@@ -122,39 +123,51 @@ def build_symbols(
 def _entries(
     spec: LanguageSpec, src: bytes, defs: list[tuple[str, Captures]], owners: list[Captures]
 ) -> list[_Entry]:
+    aliases = {  # `const proto = Foo.prototype`: `proto.bar = function` is `Foo.bar`
+        node_text(caps["owner.alias"][0], src): node_text(caps["owner.type"][0], src)
+        for caps in owners
+        if "owner.alias" in caps
+    }
     by_node: dict[int, _Entry] = {}
     for kind, caps in defs:
         node = caps["def." + kind][0]
         known = by_node.get(node.id)
         if "name" not in caps or (known is not None and kind in _WEAK_KINDS):
             continue  # a node matched as a function and as a variable is a function
-        anchor = _anchor(node, spec.wrapper_types) if spec.wrapper_types else node
         owner = caps.get("owner")
+        owner_text = node_text(owner[0], src) if owner else None
+        if "owner.var" in caps:
+            owner_text = aliases.get(node_text(caps["owner.var"][0], src))
+            if owner_text is None:
+                continue  # `obj.onload = function`: a property of some object, no method
+        anchor = _anchor(node, spec.wrapper_types) if spec.wrapper_types else node
         returns = caps.get("returns")
         by_node[node.id] = _Entry(
             node,
             kind,
             caps["name"][0],
             anchor,
-            owner=_type_head(spec, node_text(owner[0], src)) if owner else None,
+            owner=_type_head(spec, owner_text) if owner_text else None,
             returns=returns[0] if returns else None,
         )
     entries = list(by_node.values())
-    for caps in owners:
-        node = caps["owner"][0]
-        trait = caps.get("owner.trait")
-        entries.append(
-            _Entry(
-                node,
-                "",
-                None,
-                node,
-                owner=_type_head(spec, node_text(caps["owner.type"][0], src)),
-                trait=_type_head(spec, node_text(trait[0], src)) if trait else None,
-            )
-        )
+    entries += [_owner_block(spec, src, caps) for caps in owners if "owner.alias" not in caps]
     entries.sort(key=lambda e: (e.node.start_byte, -e.node.end_byte))
     return entries
+
+
+def _owner_block(spec: LanguageSpec, src: bytes, caps: Captures) -> _Entry:
+    node = caps["owner"][0]
+    trait, base = caps.get("owner.trait"), caps.get("owner.base")
+    return _Entry(
+        node,
+        "",
+        None,
+        node,
+        owner=_type_head(spec, node_text(caps["owner.type"][0], src)),
+        trait=_type_head(spec, node_text(trait[0], src)) if trait else None,
+        base=node_text(base[0], src) if base else None,
+    )
 
 
 def _anchor(node: Node, wrappers: frozenset[str]) -> Node:
@@ -190,8 +203,9 @@ def _nest(entries: list[_Entry]) -> None:
 
 def _attach_owned(entries: list[_Entry]) -> None:
     """Move members of an owner (receiver, impl block) under that type when it is here.
-    A function owning methods (JavaScript's ``Foo.prototype.bar = function``) is the
-    constructor of a class by another syntax, and becomes that class."""
+    A function owning methods (JavaScript's ``Foo.prototype.bar = function``) or given a
+    base (``util.inherits(Foo, Base)``) is the constructor of a class by another syntax,
+    and becomes that class."""
     types: dict[tuple[int | None, str], int] = {}
     functions: dict[tuple[int | None, str], int] = {}
     for i, entry in enumerate(entries):
@@ -201,19 +215,28 @@ def _attach_owned(entries: list[_Entry]) -> None:
             types.setdefault((entry.container, _text(entry.name)), i)
         elif entry.kind == "function":
             functions.setdefault((entry.container, _text(entry.name)), i)
+    for entry in entries:  # first every promotion, so a base stated above its methods counts
+        if entry.owner is None:
+            continue
+        key = (_scope(entry), entry.owner)
+        if (entry.kind == "method" or entry.base) and key in functions and key not in types:
+            types[key] = functions[key]
+            entries[types[key]].kind = "class"
     for entry in entries:
         if entry.owner is None:
             continue
-        key = (entry.container, entry.owner)
-        host = types.get(key)
-        if host is None and entry.kind == "method" and key in functions:
-            host = types[key] = functions[key]
-            entries[host].kind = "class"
+        host = types.get((_scope(entry), entry.owner))
         if not entry.kind:
             entry.host = host
         elif host is not None:
             entry.container = host
             entry.owner = None  # the qualified name now comes from the parent
+
+
+def _scope(entry: _Entry) -> int | None:
+    """Where a base statement's type is looked up: ``util.inherits(Foo, Base)`` inside a
+    module-level block (an ``if``) or function of the file still names the file's ``Foo``."""
+    return None if entry.base else entry.container
 
 
 def _text(node: Node) -> str:
@@ -243,8 +266,14 @@ def _order(entries: list[_Entry]) -> list[_Entry]:
 
 
 def _owner_refs(entries: list[_Entry], refs: list[Reference]) -> None:
-    """``impl Trait for Type``: Type implements Trait (source: Type's symbol, if here)."""
+    """``impl Trait for Type``: Type implements Trait (source: Type's symbol, if here);
+    ``util.inherits(Type, Base)``: Type extends Base, when Type is defined here."""
     for entry in entries:
+        if not entry.kind and entry.base and entry.host is not None:
+            host = entries[entry.host].symbol
+            row, col = entry.node.start_point
+            name, receiver = split_qualified(entry.base, ".")
+            refs.append(Reference("extends", name, row + 1, col, receiver, host))
         if not entry.kind and entry.trait:
             host = entries[entry.host].symbol if entry.host is not None else None
             row, col = entry.node.start_point

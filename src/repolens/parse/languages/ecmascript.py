@@ -53,7 +53,46 @@ DEFS = """
     property: (property_identifier) @_proto) property: (property_identifier) @name)
   right: [(function_expression) (arrow_function)] @def.method
   (#eq? @_proto "prototype"))
+(assignment_expression
+  left: (member_expression object: (identifier) @owner.var property: (property_identifier) @name)
+  right: [(function_expression) (arrow_function)] @def.method)
+(assignment_expression left: (member_expression) @_object
+  right: (object (pair key: (property_identifier) @name
+    value: [(function_expression) (arrow_function)]) @def.method)
+  (#match? @_object "^(module[.]exports|[A-Za-z_$][A-Za-z0-9_$]*[.]prototype)$"))
+(assignment_expression
+  left: (member_expression object: (identifier) @_m property: (property_identifier) @name)
+  right: (object (method_definition)) @def.class (#eq? @_m "module") (#eq? @name "exports"))
 """
+
+OWNERS = """
+(assignment_expression
+  left: (member_expression object: (identifier) @owner.type property: (property_identifier) @_p)
+  right: (object) @owner (#eq? @_p "prototype"))
+(variable_declarator name: (identifier) @owner.alias
+  value: (member_expression object: (identifier) @owner.type property: (property_identifier) @_p)
+  (#eq? @_p "prototype")) @owner
+(call_expression function: (member_expression property: (property_identifier) @_f)
+  arguments: (arguments . (identifier) @owner.type . (identifier) @owner.base .)
+  (#eq? @_f "inherits")) @owner
+(call_expression arguments: (arguments
+  . (member_expression object: (identifier) @owner.type property: (property_identifier) @_p)
+  . (member_expression object: (_) @owner.base property: (property_identifier) @_q))
+  (#eq? @_p "prototype") (#eq? @_q "prototype")) @owner
+(assignment_expression
+  left: (member_expression object: (identifier) @owner.type property: (property_identifier) @_p)
+  right: (call_expression function: (member_expression object: (identifier) @_o
+      property: (property_identifier) @_c)
+    arguments: (arguments . (member_expression object: (_) @owner.base
+      property: (property_identifier) @_q)))
+  (#eq? @_p "prototype") (#eq? @_o "Object") (#eq? @_c "create") (#eq? @_q "prototype")) @owner
+"""
+"""Where an ECMAScript constructor function gets its methods and base without ``class``:
+``Foo.prototype = { bar() {} }`` (members of the object are ``Foo``'s), ``const proto =
+Foo.prototype`` (``proto.bar = function`` is ``Foo.bar``), ``util.inherits(Foo, Base)``,
+``Object.setPrototypeOf(Foo.prototype, Base.prototype)``, ``mixin(Foo.prototype,
+Base.prototype)`` and ``Foo.prototype = Object.create(Base.prototype)`` (``Foo`` extends
+``Base``)."""
 
 TOP_DEFS = """
 (program (lexical_declaration (variable_declarator name: (identifier) @name

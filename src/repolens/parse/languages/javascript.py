@@ -10,6 +10,7 @@ from repolens.parse.spec import LanguageSpec
 
 QUERY = (
     es.DEFS.format(ret="")
+    + es.OWNERS
     + """
 (field_definition property: (_) @name) @def.field
 (field_definition property: [(property_identifier) (private_property_identifier)] @name
