@@ -66,3 +66,24 @@ def test_pytest_fixture_parameters_hold_what_the_fixture_returns(
     assert ("client", "calls", "Flask.test_client", "pkg/app.py") in found
     assert ("test_index", "calls", "Session.get", "pkg/other.py") not in found
     assert ("index", "calls", "Client.post", "pkg/app.py") not in found
+
+
+def test_a_yield_fixture_gives_what_it_yields(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``@pytest.fixture def app(): app = create_app(); yield app`` (flask's tutorial
+    conftest): a test's ``app`` parameter is that app, so ``app.app_context()`` is the
+    project's method, not a same-named one of another class."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/app.py": "class App:\n    def app_context(self):\n        return 1\n\n\n"
+            "def create_app():\n    return App()\n",
+            "pkg/other.py": "class Other:\n    def app_context(self):\n        return 2\n",
+            "tests/conftest.py": "import pytest\nfrom pkg.app import create_app\n\n\n"
+            "@pytest.fixture\ndef app():\n    app = create_app()\n    yield app\n",
+            "tests/test_app.py": "def test_ctx(app):\n    app.app_context()\n",
+        },
+        index_tree,
+    )
+    assert ("test_ctx", "calls", "App.app_context", "pkg/app.py") in found
+    assert not {edge for edge in found if edge[3] == "pkg/other.py"}

@@ -83,7 +83,30 @@ def match(ctx: Context, ref: RefRow, spec: LanguageSpec, *, method: bool) -> Val
     if method and value.reason == "ambiguous" and ref.receiver:
         named = _named_by(ctx, guess.placed, ref.receiver)
         return _best(named, method, ref.source_id) if named else value
+    if method and value.sym is not None and _misnamed(ctx, value.sym, ref.receiver, spec):
+        return Value("none", reason="unknown")
     return value
+
+
+NAMED_RECEIVERS = frozenset({"ecmascript"})  # measured on JavaScript corpora only
+PLAIN_RECEIVER = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _misnamed(ctx: Context, sym: Sym, receiver: str | None, spec: LanguageSpec) -> bool:
+    """Whether a plain variable's name says it holds something other than the one class
+    defining the method: ``textEncoder.encode()`` is no ``FormDataPart.encode``, nor
+    ``ctx.onerror()`` ``Application.onerror`` (axios, koa); ``runner.invoke()`` still
+    guesses ``CliRunner.invoke``. Short names (``r``, ``fn``) and ``this`` say nothing."""
+    if spec.name not in NAMED_RECEIVERS or receiver is None or receiver in spec.self_names:
+        return False
+    if not PLAIN_RECEIVER.fullmatch(receiver):
+        return False
+    word = receiver.lower().strip("_$")
+    owner = ctx.project.syms.get(sym.parent_id) if sym.parent_id is not None else None
+    if len(word) < 3 or owner is None or owner.kind not in CLASS_KINDS:
+        return False
+    cls = owner.name.lower()
+    return not (_names(word, cls) or word.startswith(cls))  # `helper` holds a `Help`
 
 
 RECEIVER_WORD = re.compile(r"(\w+)\W*$")

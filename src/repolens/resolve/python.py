@@ -256,6 +256,9 @@ SPEC = LanguageSpec(
 )
 
 
+YIELD = "yield"  # the binding the parser makes of a statement ``yield x`` in a function's body
+
+
 def fixture_value(ctx: Context, fn: Sym, name: str) -> Value | None:
     """What the untyped parameter ``name`` of a test (or fixture) holds when a pytest
     fixture of that name is in reach: the fixture's return (annotated or inferred).
@@ -269,6 +272,9 @@ def fixture_value(ctx: Context, fn: Sym, name: str) -> Value | None:
         for sym in ctx.project.top_level(fid, name):
             if sym.id != fn.id and any(_is_fixture(d) for d in sym.decorators.split("\n")):
                 held = receivers.call_value(ctx, members.symbol_value(sym))
+                if held.kind == "none":  # a `yield` fixture gives what it yields
+                    yielded = ctx.project.bindings.get(sym.id, {}).get(YIELD)
+                    held = receivers.binding_value(ctx, yielded[-1]) if yielded else held
                 return None if held.kind == "none" else held
     return None
 

@@ -58,6 +58,10 @@ QUERY = r"""
 (function_definition !return_type body: (block (return_statement "return" @name
   (identifier) @bind.alias) @bind))
 (typed_default_parameter name: (identifier) @name type: (type) @bind.type) @bind
+(function_definition !return_type body: (block (expression_statement (yield "yield" @name
+  (call function: [(identifier) (attribute)] @bind.call)) @bind)))
+(function_definition !return_type body: (block (expression_statement (yield "yield" @name
+  (identifier) @bind.alias)) @bind))
 
 (comment) @comment
 (decorator) @decoration
