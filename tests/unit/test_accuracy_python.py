@@ -80,8 +80,8 @@ def test_a_yield_fixture_gives_what_it_yields(tmp_path: Path, index_tree: IndexT
             "def create_app():\n    return App()\n",
             "pkg/other.py": "class Other:\n    def app_context(self):\n        return 2\n",
             "tests/conftest.py": "import pytest\nfrom pkg.app import create_app\n\n\n"
-            "@pytest.fixture\ndef app():\n    app = create_app()\n    yield app\n",
-            "tests/test_app.py": "def test_ctx(app):\n    app.app_context()\n",
+            "@pytest.fixture\ndef server():\n    app = create_app()\n    yield app\n",
+            "tests/test_app.py": "def test_ctx(server):\n    server.app_context()\n",
         },
         index_tree,
     )
