@@ -157,12 +157,14 @@ JSX = """
 _CALLEE = '[(identifier) (member_expression)] @bind.call (#not-any-of? @bind.call "require")'
 
 # One pattern per binding site, its kinds of value as alternatives: a pattern costs its
-# language's query compile time in every index run (TypeScript: about 2.5 ms each).
+# language's query compile time in every index run (TypeScript: about 2.5 ms each). A
+# capture goes on each alternative, never on a nested alternation: py-tree-sitter 0.26
+# loses it there for some node types.
 BINDINGS = f"""
 (variable_declarator {{untyped}} name: (identifier) @name
   value: [(new_expression constructor: (_) @bind.new)
           (call_expression function: {_CALLEE})
-          [(identifier) (member_expression) (this)] @bind.alias]) @bind
+          (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias]) @bind
 (assignment_expression left: (member_expression object: (this)) @name
   right: [(new_expression constructor: (_) @bind.new)
           (call_expression function: {_CALLEE})

@@ -28,6 +28,8 @@ from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
 from repolens.parse.text import DOC_MAX, cap, node_text, split_top
 
+# Alternatives inside a pattern rather than more patterns: each one adds to the query's
+# compile time, which every index run pays (see ``registry``).
 QUERY = r"""
 (class_definition name: (identifier) @name) @def.class
 (function_definition name: (identifier) @name return_type: (type)? @returns) @def.function
@@ -43,25 +45,23 @@ QUERY = r"""
 (pair value: [(identifier) (attribute)] @ref)
 
 (assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
-(assignment !type left: [(identifier) (attribute)] @name
-  right: (call function: [(identifier) (attribute)] @bind.call)) @bind
-(assignment !type left: (attribute) @name right: (identifier) @bind.alias) @bind
-(assignment !type left: (identifier) @name right: [(identifier) (attribute)] @bind.alias) @bind
+(assignment !type left: (identifier) @name
+  right: [(call function: [(identifier) (attribute)] @bind.call)
+          (identifier) @bind.alias (attribute) @bind.alias]) @bind
+(assignment !type left: (attribute) @name
+  right: [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias]) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
-(for_statement left: (identifier) @name right: [(identifier) (attribute)] @bind.iter) @bind
 (for_statement left: (identifier) @name
-  right: (call function: [(identifier) (attribute)] @bind.iter_call)) @bind
-(typed_parameter . (identifier) @name type: (type) @bind.type) @bind
-(function_definition !return_type body: (block (return_statement "return" @name
-  (call function: [(identifier) (attribute)] @bind.call)) @bind))
-(function_definition !return_type body: (block (return_statement "return" @name
-  (identifier) @bind.alias) @bind))
-(typed_default_parameter name: (identifier) @name type: (type) @bind.type) @bind
-(function_definition !return_type body: (block (expression_statement (yield "yield" @name
-  (call function: [(identifier) (attribute)] @bind.call)) @bind)))
-(function_definition !return_type body: (block (expression_statement (yield "yield" @name
-  (identifier) @bind.alias)) @bind))
+  right: [(identifier) @bind.iter (attribute) @bind.iter
+          (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind
+[(typed_parameter . (identifier) @name type: (type) @bind.type)
+ (typed_default_parameter name: (identifier) @name type: (type) @bind.type)] @bind
+(function_definition !return_type body: (block
+  [(return_statement "return" @name
+     [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias])
+   (expression_statement (yield "yield" @name
+     [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias]))] @bind))
 
 (comment) @comment
 (decorator) @decoration
