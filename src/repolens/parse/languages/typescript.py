@@ -22,8 +22,8 @@ QUERY = (
 (interface_declaration name: (_) @name) @def.interface
 (type_alias_declaration name: (_) @name) @def.type_alias
 (enum_declaration name: (_) @name) @def.enum
-(enum_body (property_identifier) @name @def.enum_member)
-(enum_body (enum_assignment name: (_) @name) @def.enum_member)
+(enum_body [(property_identifier) @name @def.enum_member
+            (enum_assignment name: (_) @name) @def.enum_member])
 (internal_module name: (_) @name) @def.namespace
 (interface_body (method_signature name: (_) @name {_RET}) @def.method)
 (type_alias_declaration value: (object_type
@@ -35,8 +35,8 @@ QUERY = (
 (type_alias_declaration value: (object_type (property_signature name: (_) @name) @def.field))
 
 (variable_declarator name: (identifier) @name {_TYPED}) @bind
-(required_parameter pattern: (identifier) @name {_TYPED}) @bind
-(optional_parameter pattern: (identifier) @name {_TYPED}) @bind
+[(required_parameter pattern: (identifier) @name {_TYPED})
+ (optional_parameter pattern: (identifier) @name {_TYPED})] @bind
 (required_parameter . [(accessibility_modifier) "readonly"] pattern: (identifier) @name
   {_TYPED}) @bind @field
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @name
@@ -48,9 +48,9 @@ QUERY = (
   (property_signature name: (property_identifier) @name {_TYPED}) @bind))
 (type_alias_declaration value: (_) @type_of)
 (for_in_statement left: (identifier) @name operator: "of"
-  right: [(identifier) (member_expression)] @bind.iter) @bind
-(for_in_statement left: (identifier) @name operator: "of" right: (call_expression
-  function: [(identifier) (member_expression)] @bind.iter_call)) @bind
+  right: [(identifier) @bind.iter (member_expression) @bind.iter
+          (call_expression function: [(identifier) (member_expression)] @bind.iter_call)])
+  @bind
 """
     + es.CALLS
     + es.BINDINGS.format(untyped="!type")
