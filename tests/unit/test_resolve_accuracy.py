@@ -491,3 +491,29 @@ def test_a_loop_over_a_call_into_another_file_binds_its_elements(
     assert ("runAll", "calls", "Command.Run", "cmd/command.go") in found
     assert ("tend", "calls", "Leaf.grow", "web/tree.ts") in found
     assert ("tend", "calls", "Bush.grow", "web/tree.ts") not in found
+
+
+def test_a_call_on_a_fresh_instance_is_its_class_method(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``new Parser(src).parse()`` (TypeScript, Java): the receiver is an instance of the
+    class just made, not an unknown name, and its same-named rival is not called."""
+    found = edges(
+        tmp_path,
+        {
+            "p.ts": "export class Parser {\n  parse(): number { return 1; }\n}\n"
+            "export class Other {\n  parse(): number { return 2; }\n}\n"
+            "export function run(src: string) {\n  return new Parser(src).parse();\n}\n",
+            "src/main/java/com/acme/Builder.java": "package com.acme;\n\npublic class Builder {\n"
+            '  public Builder add() { return this; }\n  public String build() { return ""; }\n}\n',
+            "src/main/java/com/acme/Other.java": "package com.acme;\n\npublic class Other {\n"
+            "  public Other add() { return this; }\n}\n",
+            "src/main/java/com/acme/Use.java": "package com.acme;\n\npublic class Use {\n"
+            "  public String go() {\n    return new Builder().add().build();\n  }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("run", "calls", "Parser.parse", "p.ts") in found
+    assert ("Use.go", "calls", "Builder.add", "src/main/java/com/acme/Builder.java") in found
+    assert ("Use.go", "calls", "Builder.build", "src/main/java/com/acme/Builder.java") in found
+    assert not {edge for edge in found if edge[2].startswith("Other.")}

@@ -47,13 +47,16 @@ def cap(text: str, limit: int) -> str:
 def simplify_expr(text: str) -> str:
     """Render a callee object the way a resolver can use it.
 
-    Argument lists and subscripts are emptied (``a.b(x).c[i]`` -> ``a.b().c[]``) and
-    whitespace dropped, so chained calls read as ``a.b()``; this is a string scan rather
+    Argument lists and subscripts are emptied (``a.b(x).c[i]`` -> ``a.b().c[]``),
+    whitespace dropped and a leading ``new`` too (``new A(x).b`` -> ``A().b``), so chained
+    calls read as ``a.b()``; this is a string scan rather
     than a tree walk because receivers are short and usually already simple. Text cut off
     inside brackets (see ``expr_text``) gets its outer bracket closed.
     """
     if _SIMPLE.fullmatch(text):
         return text
+    if text.startswith("new ") and not text.startswith("new ."):
+        text = text[4:].lstrip()  # `new Parser(src).parse()`: as calling the class, an instance
     out: list[str] = []
     closers: list[str] = []
     quote = ""
