@@ -100,8 +100,8 @@ async def test_stop_cancels_a_running_index_and_keeps_what_was_stored(tmp_path: 
         folder = root / f"pkg{package}"
         folder.mkdir(parents=True)
         for module in range(25):
-            body = "\n\n".join(
-                f"def f{package}_{module}_{n}(x):\n    return g{n}(x) + {n}" for n in range(4)
+            body = "\n\n".join(  # enough work that the stop lands before the end
+                f"def f{package}_{module}_{n}(x):\n    return g{n}(x) + {n}" for n in range(40)
             )
             (folder / f"m{module}.py").write_text(body + "\n")
     async with serve(root) as session:
