@@ -517,3 +517,38 @@ def test_a_call_on_a_fresh_instance_is_its_class_method(
     assert ("Use.go", "calls", "Builder.add", "src/main/java/com/acme/Builder.java") in found
     assert ("Use.go", "calls", "Builder.build", "src/main/java/com/acme/Builder.java") in found
     assert not {edge for edge in found if edge[2].startswith("Other.")}
+
+
+def test_a_value_of_a_bounded_type_variable_has_its_bounds_methods(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """petgraph's ``impl<Ix> Graph<Ix> where Ix: IndexType`` and ``fn f<Ix: IndexType>``,
+    TypeScript's ``<T extends Node>``, Java's ``<T extends Node>``: ``a.index()`` and
+    ``x.visit()`` are the bound's methods, not a same-named method of another class."""
+    found = edges(
+        tmp_path,
+        {
+            "Cargo.toml": '[package]\nname = "gb"\n',
+            "src/lib.rs": "pub trait IndexType { fn index(&self) -> usize; }\n"
+            "pub struct Other;\nimpl Other { pub fn index(&self) -> usize { 0 } }\n"
+            "pub struct Graph<Ix> { i: Ix }\n"
+            "impl<Ix> Graph<Ix> where Ix: IndexType {\n"
+            "    pub fn at(&self, a: Ix) -> usize { a.index() }\n}\n"
+            "pub fn first<Ix: IndexType>(a: Ix) -> usize { a.index() }\n",
+            "web/g.ts": "export class Node {\n  visit(): void {}\n}\n"
+            "export class Other {\n  visit(): void {}\n}\n"
+            "export function walk<T extends Node>(x: T) {\n  x.visit();\n}\n",
+            "j/src/main/java/com/acme/Node.java": "package com.acme;\n\npublic class Node {\n"
+            "  public void visit() {}\n}\n",
+            "j/src/main/java/com/acme/Other.java": "package com.acme;\n\npublic class Other {\n"
+            "  public void visit() {}\n}\n",
+            "j/src/main/java/com/acme/Walk.java": "package com.acme;\n\npublic class Walk {\n"
+            "  public <T extends Node> void walk(T x) {\n    x.visit();\n  }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("Graph.at", "calls", "IndexType.index", "src/lib.rs") in found
+    assert ("first", "calls", "IndexType.index", "src/lib.rs") in found
+    assert ("walk", "calls", "Node.visit", "web/g.ts") in found
+    assert ("Walk.walk", "calls", "Node.visit", "j/src/main/java/com/acme/Node.java") in found
+    assert not {edge for edge in found if edge[2].startswith("Other.")}

@@ -20,6 +20,7 @@ from repolens.parse.model import (
     CALL_ELEMENT,
     CALL_RESULT,
     STATED,
+    TYPE_BOUND,
     Binding,
     Import,
     ParsedFile,
@@ -204,6 +205,7 @@ class _Matches:
         self.refs = refs
         # (function, local) -> the dotted name it holds: `get_style = console.get_style`
         self.aliases: dict[tuple[int, str], str] = {}
+        self.type_variables: set[str] = set()  # `<T extends Node>`: `x: T` is worth binding
         # Patterns of one role must never match the same node twice: there is no dedup.
         self.handlers = {
             "call": self.call,
@@ -303,12 +305,16 @@ class _Matches:
         elif self.aliases or "bind.alias" in caps:  # any other binding ends an alias
             self._note_alias(inner, name, caps.get("bind.alias", []))
         type_name, from_call = self._bound_type(caps, node, inner)
-        if not type_name or type_name in spec.builtin_types:
+        if from_call == TYPE_BOUND:
+            self.type_variables.add(name)
+        elif type_name in spec.builtin_types and type_name not in self.type_variables:
+            return  # `T` alone is a type variable of nothing a project defines
+        if not type_name:
             return
         line = node.start_point[0] + 1
         bindings = self.out.bindings
         bindings.append(Binding(scope, name, type_name, line, from_call))
-        if spec.self_prefix and head == name and self._is_type(scope):
+        if spec.self_prefix and head == name and from_call != TYPE_BOUND and self._is_type(scope):
             field = f"{spec.self_prefix}.{name}"
             bindings.append(Binding(scope, field, type_name, line, from_call))
 
@@ -336,6 +342,8 @@ class _Matches:
         if "bind.iter_call" in caps:
             callee = expr_text(caps["bind.iter_call"][0], src)
             return self._element_of_call(callee, source)
+        if "bind.bound" in caps:
+            return self.spec.clean_type(short_text(caps["bind.bound"][0], src)), TYPE_BOUND
         return "", STATED
 
     def _alias_type(self, name: str, scope: int | None) -> tuple[str, int]:

@@ -102,7 +102,7 @@ class Import:
         return self.module.split(".")[0]
 
 
-STATED, CALL_RESULT, CALL_ELEMENT = 0, 1, 2  # Binding.from_call
+STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND = 0, 1, 2, 3  # Binding.from_call
 
 
 @dataclass(slots=True)
@@ -115,14 +115,16 @@ class Binding:
     as written; ``from_call`` says how it relates to the value: ``STATED`` (the type
     itself), ``CALL_RESULT`` (the *return type of calling* ``type_name``: ``x =
     make_repo()``) or ``CALL_ELEMENT`` (an element of that result: ``for n in
-    tree.nodes()``), which the resolver looks up after resolving the call.
+    tree.nodes()``), which the resolver looks up after resolving the call; or
+    ``TYPE_BOUND``: ``name`` is a type variable and ``type_name`` its bound (``<Ix:
+    IndexType>``, ``<T extends Node>``), so a value of type ``name`` has its methods.
     """
 
     scope: int | None
     name: str
     type_name: str
     line: int
-    from_call: int = 0  # STATED, CALL_RESULT or CALL_ELEMENT
+    from_call: int = 0  # STATED, CALL_RESULT, CALL_ELEMENT or TYPE_BOUND
 
 
 @dataclass(slots=True)

@@ -86,7 +86,7 @@ class RefRow:
     reason: str
 
 
-CALL_RESULT, CALL_ELEMENT = 1, 2  # BindingRow.from_call, as the parser stores it (0: stated)
+CALL_RESULT, CALL_ELEMENT, TYPE_BOUND = 1, 2, 3  # BindingRow.from_call as stored (0: stated)
 
 
 @dataclass(slots=True)
@@ -113,6 +113,9 @@ class Project:
     bindings: dict[int, dict[str, list[BindingRow]]]  # scope symbol -> name -> bindings
     bases: dict[int, list[RefRow]]  # class symbol -> its extends/implements references
     file_syms: dict[int, list[Sym]] = field(default_factory=dict)  # file -> its symbols
+    # scope symbol -> type variable -> its bounds (``<Ix: IndexType>``), kept apart from
+    # the bindings of values: a type variable is never a value, nor a value a type
+    type_bounds: dict[int, dict[str, BindingRow]] = field(default_factory=dict)
 
     def file_of(self, sym: Sym) -> FileRow:
         return self.files[sym.file_id]

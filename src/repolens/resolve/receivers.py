@@ -14,6 +14,7 @@ from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_UNKNOWN, Valu
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
     CALL_ELEMENT,
+    CALL_RESULT,
     CALLABLE_KINDS,
     CLASS_KINDS,
     FUNCTION_KINDS,
@@ -305,7 +306,7 @@ def binding_value(ctx: Context, binding: BindingRow) -> Value:
 
 def _binding_value(ctx: Context, binding: BindingRow) -> Value:
     file = ctx.file(binding.file_id)
-    if binding.from_call:
+    if binding.from_call in (CALL_RESULT, CALL_ELEMENT):
         callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
         if binding.from_call == CALL_ELEMENT:
             result = _element_value(ctx, callee)
@@ -337,6 +338,8 @@ def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int)
     if head == ARRAY:
         return NONE_BUILTIN
     value = eval_receiver(ctx, file, scope_id, head, line, types_only=True)
+    if value.kind == "local" and value.binding is not None:  # a type variable: its bound
+        return binding_value(ctx, value.binding)
     if value.kind == "symbol" and value.sym is not None and value.sym.kind == "enum_member":
         return value_type(ctx, value)  # its payload: `Value::String(s) =>` binds `s` to it
     # A builtin's name (`std::string::String`) unless the project's own class holds it

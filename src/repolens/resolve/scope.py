@@ -67,6 +67,10 @@ def lookup_name(
             return found
         innermost = False
         sid = sym.parent_id
+    if types_only:  # `impl<Ix> Graph<Ix> where Ix: IndexType`: bound outside any symbol
+        found = _type_variable(ctx, file.symbol, name)
+        if found is not None:
+            return found
     return module_scope(ctx, file, name, line if at_load_time else None, exclude)
 
 
@@ -109,7 +113,7 @@ def _local(
             ctx.line_choices += 1
         return members.symbol_value(members.pick(children, line))
     if types_only:
-        return None
+        return _type_variable(ctx, sym.id, name)
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
     if bindings and bindings[-1].line >= line and any(_reads(b, name) for b in bindings):
         ctx.line_choices += 1  # the answer on its line is not the answer on the next
@@ -128,6 +132,12 @@ def _local(
     if sym.kind in CALLABLE_KINDS and name in sym.signature and name in _parameters(ctx, sym):
         return python.fixture_value(ctx, sym, name) or Value("local")
     return None
+
+
+def _type_variable(ctx: Context, scope_id: int, name: str) -> Value | None:
+    """A type variable of ``scope_id`` (``<Ix: IndexType>``): the bound it was given."""
+    bound = ctx.project.type_bounds.get(scope_id, {}).get(name)
+    return Value("local", binding=bound) if bound is not None else None
 
 
 def _reads_itself(binding: BindingRow, name: str, line: int) -> bool:

@@ -24,6 +24,7 @@ from operator import itemgetter
 
 from repolens.resolve.project import (
     CALLABLE_KINDS,
+    TYPE_BOUND,
     BindingRow,
     FileRow,
     ImportRow,
@@ -206,6 +207,9 @@ def _add(project: Project, fid: int, table: FileTables) -> None:
     if table.imports:
         project.imports[fid] = list(table.imports)
     for binding in table.bindings:
-        project.bindings[binding.scope_id][binding.name].append(binding)
+        if binding.from_call == TYPE_BOUND:
+            project.type_bounds.setdefault(binding.scope_id, {})[binding.name] = binding
+        else:
+            project.bindings[binding.scope_id][binding.name].append(binding)
     for ref in table.bases:
         project.bases[ref.source_id].append(ref)

@@ -90,6 +90,10 @@ QUERY = f"""
 (field_initializer value: [(identifier) (scoped_identifier)] @ref)
 
 (let_declaration {_PAT} type: (_) @bind.type) @bind
+[(type_parameter name: (type_identifier) @name
+   bounds: (trait_bounds . (type_identifier) @bind.bound))
+ (where_predicate left: (type_identifier) @name
+   bounds: (trait_bounds . (type_identifier) @bind.bound))] @bind
 (let_declaration !type {_PAT} value: (call_expression
   function: (scoped_identifier path: (_) @bind.new name: (identifier) @_new)
   (#eq? @_new "new"))) @bind
