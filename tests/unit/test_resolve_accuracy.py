@@ -552,3 +552,27 @@ def test_a_value_of_a_bounded_type_variable_has_its_bounds_methods(
     assert ("walk", "calls", "Node.visit", "web/g.ts") in found
     assert ("Walk.walk", "calls", "Node.visit", "j/src/main/java/com/acme/Node.java") in found
     assert not {edge for edge in found if edge[2].startswith("Other.")}
+
+
+def test_a_crates_macros_reach_its_every_module(tmp_path: Path, index_tree: IndexTree) -> None:
+    """indexmap's ``#[macro_use] mod macros;``: ``double!(x)`` in any module of the crate
+    is the crate's ``macro_rules! double``, and never another crate's."""
+    found = edges(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["mu", "other"]\n',
+            "mu/Cargo.toml": '[package]\nname = "mu"\n',
+            "mu/src/lib.rs": "#[macro_use]\nmod macros;\npub mod util;\n\n"
+            "pub fn top() -> u32 { double!(2) }\n",
+            "mu/src/macros.rs": "macro_rules! double {\n    ($x:expr) => { $x * 2 };\n}\n",
+            "mu/src/util/mod.rs": "pub mod inner;\n",
+            "mu/src/util/inner.rs": "pub fn deep() -> u32 { double!(3) }\n",
+            "other/Cargo.toml": '[package]\nname = "other"\n',
+            "other/src/lib.rs": "macro_rules! triple {\n    ($x:expr) => { $x * 3 };\n}\n"
+            "pub fn here() -> u32 { double!(1) }\n",
+        },
+        index_tree,
+    )
+    assert ("top", "calls", "double", "mu/src/macros.rs") in found
+    assert ("deep", "calls", "double", "mu/src/macros.rs") in found
+    assert ("here", "calls", "double", "mu/src/macros.rs") not in found

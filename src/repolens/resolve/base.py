@@ -84,6 +84,7 @@ class LanguageSpec:
     constructor_names: frozenset[str] = frozenset()  # __init__, constructor
     implicit_members: bool = False  # class members are visible unqualified (Java)
     package_scope: bool = False  # top-level names of the module's other files are visible
+    crate_macros: bool = False  # Rust: a crate's `macro_rules!` reach its every module
     exported_only: bool = False  # importers see only symbols marked exported
     imports_are_members: bool = False  # every module-level import is importable (Python)
     wildcard_needs_public: bool = False  # `import *` skips `_private` names (Python)

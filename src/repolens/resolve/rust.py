@@ -327,4 +327,5 @@ SPEC = LanguageSpec(
     imports_are_members=True,
     declare_before_use=True,
     line_patterns=True,
+    crate_macros=True,
 )

@@ -254,4 +254,30 @@ def _beyond_file(ctx: Context, file: FileRow, spec: LanguageSpec, name: str) -> 
         starred = members.wildcard_member(ctx, imp, name) if imp.is_wildcard else None
         if starred is not None:
             return starred
+    macro = _crate_macro(ctx, file, name) if spec.crate_macros else None
+    if macro is not None:
+        return macro
     return NONE_BUILTIN if name in spec.builtins else NONE_UNKNOWN
+
+
+def _crate_macro(ctx: Context, file: FileRow, name: str) -> Value | None:
+    """The one top-level ``macro_rules! name`` of the file's crate: ``#[macro_use] mod
+    macros;`` makes a module's macros visible in the modules after it, ``#[macro_export]``
+    everywhere. Macros inside a function or an inline module stay there."""
+    crate = _crate_of(ctx, file.id)
+    found = [
+        sym
+        for sym in ctx.project.by_name.get(name, ())
+        if sym.kind == "macro"
+        and sym.parent_id == ctx.file(sym.file_id).symbol
+        and crate is not None
+        and _crate_of(ctx, sym.file_id) == crate
+    ]
+    if len(found) != 1:
+        return None
+    return members.symbol_value(found[0]).weaker(PACKAGE_CONFIDENCE, "resolved-import")
+
+
+def _crate_of(ctx: Context, file_id: int) -> str | None:
+    module = ctx.module_of(file_id)
+    return module.key.split("::", 1)[0] if module is not None else None
