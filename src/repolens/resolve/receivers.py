@@ -68,11 +68,17 @@ def _impl_owner(ctx: Context, method: Sym) -> Sym | None:
         for candidate in ctx.project.by_qname.get((fid, owner), ()):
             if candidate.kind in CLASS_KINDS:
                 return candidate
-    file = ctx.file(method.file_id)
-    scope_id = method.parent_id if method.parent_id is not None else file.symbol
+    file, scope_id = _written_in(ctx, method)
     head = owner.rsplit(".", 1)[-1]
     found = scope.lookup_name(ctx, file, scope_id, head, method.start_line, types_only=True)
     return found.sym if found.kind == "class" else None
+
+
+def _written_in(ctx: Context, sym: Sym) -> tuple[FileRow, int]:
+    """The file and scope where names in a symbol's own text (its annotations, what a type
+    alias names) are looked up: those around the symbol, not inside it."""
+    file = ctx.file(sym.file_id)
+    return file, sym.parent_id if sym.parent_id is not None else file.symbol
 
 
 def _package_files(ctx: Context, file_id: int) -> list[int]:
@@ -151,8 +157,7 @@ def unaliased(ctx: Context, value: Value) -> Value:
 
 
 def _alias_target(ctx: Context, alias: Sym) -> Value:
-    file = ctx.file(alias.file_id)
-    scope_id = alias.parent_id if alias.parent_id is not None else file.symbol
+    file, scope_id = _written_in(ctx, alias)
     head, _ = normalize_type(aliased_type(alias.signature))
     if not head or head == ARRAY:
         return NONE_UNKNOWN
@@ -284,11 +289,10 @@ def _returns(ctx: Context, fn: Sym) -> Value:
         # `@contextmanager def stream() -> Iterator[Response]`: what `with stream() as r`
         # binds is what the generator yields
         text = yielded_type(text) or text
-    scope_id = fn.parent_id if fn.parent_id is not None else ctx.file(fn.file_id).symbol
     if text in ("Self", "self", "this"):
         cls = enclosing_class(ctx, fn.id)
         return Value("instance", sym=cls) if cls is not None else NONE_UNKNOWN
-    return type_value(ctx, ctx.file(fn.file_id), scope_id, text, fn.start_line)
+    return type_value(ctx, *_written_in(ctx, fn), text, fn.start_line)
 
 
 def _inferred_return(ctx: Context, fn: Sym) -> Value:
@@ -323,9 +327,7 @@ def _element_value(ctx: Context, callee: Value) -> Value:
     fn = callee.sym
     if callee.kind != "symbol" or fn is None or fn.kind not in CALLABLE_KINDS or not fn.yields:
         return NONE_UNKNOWN
-    file = ctx.file(fn.file_id)
-    scope_id = fn.parent_id if fn.parent_id is not None else file.symbol
-    return type_value(ctx, file, scope_id, fn.yields, fn.start_line).via(callee)
+    return type_value(ctx, *_written_in(ctx, fn), fn.yields, fn.start_line).via(callee)
 
 
 def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
