@@ -18,11 +18,10 @@ from tree_sitter import Node
 
 from repolens.parse.header import Definition, make_symbol
 from repolens.parse.model import Reference, Symbol
-from repolens.parse.spec import SCOPE_KINDS, TYPE_KINDS, LanguageSpec
+from repolens.parse.spec import SCOPE_KINDS, TYPE_KINDS, Captures, LanguageSpec
 from repolens.parse.text import node_text, split_qualified, strip_generics
 from repolens.parse.trivia import Trivia
 
-Captures = dict[str, list[Node]]
 _WEAK_KINDS = frozenset({"variable", "constant", "field", "type_alias"})
 
 

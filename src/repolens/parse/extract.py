@@ -14,7 +14,7 @@ from operator import attrgetter
 
 from tree_sitter import Node, QueryCursor
 
-from repolens.parse.defs import Captures, SymbolTable, build_symbols
+from repolens.parse.defs import SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.model import (
     CALL_ELEMENT,
@@ -30,8 +30,10 @@ from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import (
     FUNCTION_KINDS,
     TYPE_KINDS,
+    Captures,
     DocTypesHook,
     LanguageSpec,
+    RoleMatch,
     TextHook,
 )
 from repolens.parse.text import (
@@ -84,12 +86,17 @@ def _line_count(source: bytes) -> int:
     return source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
 
 
-def _role_matches(grammar: Grammar, root: Node) -> Iterator[tuple[str, Captures]]:
-    """Every match of the grammar's queries with its role; the top-level query's patterns
-    can only start at ``root`` (see ``LanguageSpec.top_query``)."""
-    roles = grammar.roles
+def _role_matches(grammar: Grammar, src: bytes, root: Node) -> Iterator[RoleMatch]:
+    """Every match of the grammar's queries with its role, ``@expand`` matches replaced by
+    those their hook gives; the top-level query's patterns can only start at ``root``
+    (see ``LanguageSpec.top_query``)."""
+    roles, expand = grammar.roles, grammar.spec.expand
     for pattern, caps in QueryCursor(grammar.query).matches(root):
-        yield roles[pattern], caps
+        role = roles[pattern]
+        if role == "expand" and expand is not None:
+            yield from expand(caps[role][0], src)
+        else:
+            yield role, caps
     if grammar.top_query is not None:
         cursor = QueryCursor(grammar.top_query)
         cursor.set_max_start_depth(0)
@@ -99,13 +106,13 @@ def _role_matches(grammar: Grammar, root: Node) -> Iterator[tuple[str, Captures]
 
 
 def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
-    defs: list[tuple[str, Captures]] = []
+    defs: list[RoleMatch] = []
     owners: list[Captures] = []
     comments: list[Node] = []
     decorations: list[Node] = []
-    rest: list[tuple[str, Captures]] = []
+    rest: list[RoleMatch] = []
     embeds: list[Node] = []
-    for role, caps in _role_matches(grammar, root):
+    for role, caps in _role_matches(grammar, src, root):
         if role[:4] == "def.":
             defs.append((role[4:], caps))
         elif role == "embed":

@@ -34,6 +34,12 @@ plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
 ``@decoration``  a decorator, annotation or attribute (attached by position, ``trivia``).
 ``@exports``     an explicit export list (``__all__``, ``export {a}``), handed to
                  ``LanguageSpec.exports``; listed top-level symbols become exported.
+``@expand``      a node whose meaning a hook reads better than patterns would say it:
+                 ``LanguageSpec.expand`` gives its matches of the other roles, as the
+                 patterns would have (an ECMAScript assignment: ``exports.f = function``,
+                 ``Foo.prototype.bar = ...``, ``this.x = new X()``). Deeply nested patterns
+                 are what make a query slow to compile; one shallow pattern and a hook
+                 are not.
 ``@embed``       a node holding code of another language (a Vue ``<script>`` block), handed
                  to ``LanguageSpec.embedded``, which names that language. The engine parses
                  the node's byte range of the same source with the other grammar
@@ -107,6 +113,11 @@ class Embedded:
     in_file_symbol: bool = False
 
 
+Captures = dict[str, list[Node]]
+"""One query match: capture name -> the nodes it captured."""
+RoleMatch = tuple[str, Captures]
+"""A match tagged with its role (``def.function``, ``call``, ``bind``...)."""
+
 RefineHook = Callable[[Symbol, DefContext], None]
 DocHook = Callable[[Node, bytes], str | None]  # None: use the comment block above
 HeritageHook = Callable[[Node], list[tuple[str, Node]]]
@@ -114,6 +125,7 @@ ImportHook = Callable[[Node, bytes, str], list[ImportSpec]]  # (node, source, fi
 ExportHook = Callable[[Node, bytes], list[str]]
 TextHook = Callable[[str], str]
 EmbedHook = Callable[[Node, bytes], Embedded | None]  # None: not code worth extracting
+ExpandHook = Callable[[Node, bytes], list[RoleMatch]]
 # a doc comment's stated types: ({parameter: type}, return type), for untyped languages
 DocTypesHook = Callable[[str], tuple[dict[str, str], str]]
 
@@ -159,6 +171,7 @@ class LanguageSpec:
     separator: str = "."  # between a receiver and a name in qualified text
     embedded: EmbedHook | None = None  # the language of each ``@embed`` capture
     doc_types: DocTypesHook | None = None  # JSDoc ``@param {T} x``: bindings, return types
+    expand: ExpandHook | None = None  # the role matches of each ``@expand`` capture
     # When set, the file is itself a symbol of this kind (a Vue or Svelte ``component``)
     # named after its stem and spanning it; see ``Embedded.in_file_symbol``.
     file_symbol: str = ""

@@ -43,32 +43,12 @@ DEFS = """
 (variable_declarator name: (identifier) @name
   value: [(arrow_function {ret}) (function_expression {ret}) (generator_function)]) @def.function
 (variable_declarator name: (identifier) @name value: (class)) @def.class
-(assignment_expression
-  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
-  right: [(function_expression) (arrow_function)] @def.function
-  (#eq? @_exports "exports"))
-(assignment_expression right: (class name: (_) @name) @def.class)
-(assignment_expression
-  left: (member_expression object: (member_expression object: (identifier) @owner
-    property: (property_identifier) @_proto) property: (property_identifier) @name)
-  right: [(function_expression) (arrow_function)] @def.method
-  (#eq? @_proto "prototype"))
-(assignment_expression
-  left: (member_expression object: (identifier) @owner.var property: (property_identifier) @name)
-  right: [(function_expression) (arrow_function)] @def.method)
-(assignment_expression left: (member_expression) @_object
-  right: (object (pair key: (property_identifier) @name
-    value: [(function_expression) (arrow_function)]) @def.method)
-  (#match? @_object "^(module[.]exports|[A-Za-z_$][A-Za-z0-9_$]*[.]prototype)$"))
-(assignment_expression
-  left: (member_expression object: (identifier) @_m property: (property_identifier) @name)
-  right: (object (method_definition)) @def.class (#eq? @_m "module") (#eq? @name "exports"))
+(assignment_expression) @expand
 """
+"""Definitions; what an assignment defines (``exports.f = function``, ``Foo.prototype.bar =
+function``) is found by ``assignment_matches``."""
 
 OWNERS = """
-(assignment_expression
-  left: (member_expression object: (identifier) @owner.type property: (property_identifier) @_p)
-  right: (object) @owner (#eq? @_p "prototype"))
 (variable_declarator name: (identifier) @owner.alias
   value: (member_expression object: (identifier) @owner.type property: (property_identifier) @_p)
   (#eq? @_p "prototype")) @owner
@@ -79,20 +59,12 @@ OWNERS = """
   . (member_expression object: (identifier) @owner.type property: (property_identifier) @_p)
   . (member_expression object: (_) @owner.base property: (property_identifier) @_q))
   (#eq? @_p "prototype") (#eq? @_q "prototype")) @owner
-(assignment_expression
-  left: (member_expression object: (identifier) @owner.type property: (property_identifier) @_p)
-  right: (call_expression function: (member_expression object: (identifier) @_o
-      property: (property_identifier) @_c)
-    arguments: (arguments . (member_expression object: (_) @owner.base
-      property: (property_identifier) @_q)))
-  (#eq? @_p "prototype") (#eq? @_o "Object") (#eq? @_c "create") (#eq? @_q "prototype")) @owner
 """
 """Where an ECMAScript constructor function gets its methods and base without ``class``:
-``Foo.prototype = { bar() {} }`` (members of the object are ``Foo``'s), ``const proto =
-Foo.prototype`` (``proto.bar = function`` is ``Foo.bar``), ``util.inherits(Foo, Base)``,
-``Object.setPrototypeOf(Foo.prototype, Base.prototype)``, ``mixin(Foo.prototype,
-Base.prototype)`` and ``Foo.prototype = Object.create(Base.prototype)`` (``Foo`` extends
-``Base``)."""
+``const proto = Foo.prototype`` (``proto.bar = function`` is ``Foo.bar``),
+``util.inherits(Foo, Base)``, ``Object.setPrototypeOf(Foo.prototype, Base.prototype)`` and
+``mixin(Foo.prototype, Base.prototype)`` (``Foo`` extends ``Base``). Assignments to
+``Foo.prototype`` are read by ``ecmascript_assignments``."""
 
 TOP_DEFS = """
 (program (lexical_declaration (variable_declarator name: (identifier) @name
@@ -129,21 +101,8 @@ CALLS = """
   arguments: (arguments . (string))) (#eq? @_req "require")) @import
 (call_expression function: [(identifier) (import)] @_req arguments: (arguments . (string))
   (#any-of? @_req "require" "import")) @import
-(assignment_expression
-  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
-  right: [(identifier) (class name: (_))] (#eq? @_m "module") (#eq? @_e "exports")) @import
 (export_statement (export_clause)) @exports
 (export_statement value: (object)) @exports
-(assignment_expression
-  left: (member_expression object: (identifier) @_m property: (property_identifier) @_e)
-  (#eq? @_m "module") (#eq? @_e "exports")) @exports
-(assignment_expression
-  left: (member_expression object: (identifier) @_e property: (property_identifier))
-  right: (identifier) (#eq? @_e "exports")) @exports
-(assignment_expression
-  left: (member_expression object: (member_expression object: (identifier) @_m
-    property: (property_identifier) @_e) property: (property_identifier))
-  right: (identifier) (#eq? @_m "module") (#eq? @_e "exports")) @exports
 """
 
 JSX = """
@@ -165,10 +124,6 @@ BINDINGS = f"""
   value: [(new_expression constructor: (_) @bind.new)
           (call_expression function: {_CALLEE})
           (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias]) @bind
-(assignment_expression left: (member_expression object: (this)) @name
-  right: [(new_expression constructor: (_) @bind.new)
-          (call_expression function: {_CALLEE})
-          (identifier) @bind.alias]) @bind
 """
 
 _MEMBER_OWNERS = TYPE_KINDS

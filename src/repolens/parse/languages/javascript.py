@@ -6,6 +6,7 @@ See ``ecmascript`` for the conventions shared with TypeScript.
 from __future__ import annotations
 
 from repolens.parse.languages import ecmascript as es
+from repolens.parse.languages.ecmascript_assignments import assignment_matches
 from repolens.parse.spec import LanguageSpec
 
 QUERY = (
@@ -31,6 +32,7 @@ SPEC = LanguageSpec(
     heritage=es.heritage,
     exports=es.exports,
     doc_types=es.jsdoc_types,
+    expand=assignment_matches,
     wrapper_types=es.WRAPPERS,
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"member_expression"}),

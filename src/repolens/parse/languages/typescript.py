@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from repolens.parse.languages import ecmascript as es
+from repolens.parse.languages.ecmascript_assignments import assignment_matches
 from repolens.parse.spec import LanguageSpec
 
 _RET = es.RETURNS_TS
@@ -109,6 +110,7 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         imports=es.imports,
         heritage=es.heritage,
         exports=es.exports,
+        expand=assignment_matches,
         clean_type=_clean_type,
         element_type=_element_type,
         wrapper_types=frozenset(
