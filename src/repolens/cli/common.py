@@ -7,27 +7,43 @@ JSON object is printed to stdout and nothing else.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from repolens.config import ConfigError
 from repolens.project import Project, ProjectError, open_project
 from repolens.store.db import StoreError, connect
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 F = TypeVar("F", bound=Callable[..., Any])
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+@functools.cache
+def console() -> Console:
+    """rich's stdout console, made on first use: importing rich is a tenth of the start-up
+    of a command that prints a line or two (``repolens update`` in a hook)."""
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=True)
+
+
+@functools.cache
+def err_console() -> Console:
+    """rich's stderr console (see ``console``)."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def json_option(func: F) -> F:
@@ -49,7 +65,7 @@ def fail(message: str, as_json: bool, **extra: Any) -> NoReturn:
     if as_json:
         print(json.dumps({"error": message, **extra}, ensure_ascii=False))
     else:
-        err_console.print(f"[bold red]error:[/] {message}", markup=True)
+        err_console().print(f"[bold red]error:[/] {message}", markup=True)
     sys.exit(1)
 
 
@@ -94,13 +110,21 @@ def progress_bars(enabled: bool) -> Iterator[ProgressFn]:
     if not enabled:
         yield lambda stage, done, total: None
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     columns = (
         TextColumn("{task.description:<8}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=err_console, transient=False) as progress:
+    with Progress(*columns, console=err_console(), transient=False) as progress:
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:

@@ -85,14 +85,14 @@ def index_command(path: Path | None, no_embed: bool, as_json: bool) -> None:
 def _print_index(result: dict[str, Any]) -> None:
     report = result["index"]
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(report["skipped"].items())) or "none"
-    console.print(
+    click.echo(
         f"Indexed {report['discovered']} files in {report['seconds']:.1f}s: "
         f"{report['parsed']} parsed, {report['unchanged']} unchanged, "
         f"{report['removed']} removed; {report['edges']} edges resolved. Skipped: {skipped}."
     )
     embed = result.get("embed")
     if isinstance(embed, dict) and "skipped" not in embed:
-        console.print("Embeddings: " + ", ".join(f"{k} {v}" for k, v in embed.items()))
+        click.echo("Embeddings: " + ", ".join(f"{k} {v}" for k, v in embed.items()))
 
 
 @click.command("update")
@@ -122,7 +122,7 @@ def update_command(
                     result["embed"] = _embed(project, writer, as_json)
         except (IndexCancelled, lock.WriterBusy) as exc:
             fail(str(exc), as_json, **result)
-    emit(result, as_json, lambda: console.print(f"Update: {_summary(report)}"))
+    emit(result, as_json, lambda: click.echo(f"Update: {_summary(report)}"))
 
 
 def _embed(
@@ -134,7 +134,7 @@ def _embed(
     embedder, note = make_embedder(project, embed_progress)
     if embedder is None:
         if not as_json:
-            err_console.print(f"[yellow]{note}[/]", markup=True)
+            err_console().print(f"[yellow]{note}[/]", markup=True)
         return {"skipped": note}
     try:
         return embedder(writer.stop_requested)
@@ -164,9 +164,9 @@ def watch_command(
         fail("watching is off for this project (setting watch = off)", as_json)
     embedder, note = (None, "") if no_embed else make_embedder(project)
     if note and not as_json:
-        err_console.print(f"[yellow]{note}; watching without embeddings[/]", markup=True)
+        err_console().print(f"[yellow]{note}; watching without embeddings[/]", markup=True)
     options = WatchOptions(debounce_ms=debounce_ms, force_polling=poll)
-    live = not as_json and console.is_terminal
+    live = not as_json and console().is_terminal
     with open_index(project, as_json, readonly=False) as conn, _status(live) as status:
         show = _json_line if as_json else _shower(status)
         progress = (lambda s, d, t: status.update(f"{s} {d}/{t}")) if status else None
@@ -178,7 +178,7 @@ def watch_command(
         except KeyboardInterrupt:
             pass
     if not as_json:
-        console.print("Stopped watching.")
+        console().print("Stopped watching.")
 
 
 @contextmanager
@@ -187,7 +187,7 @@ def _status(live: bool) -> Iterator[Status | None]:
     if not live:
         yield None
         return
-    with console.status("starting the watcher") as status:
+    with console().status("starting the watcher") as status:
         yield status
 
 
@@ -208,12 +208,12 @@ def _shower(status: Status | None) -> Callable[[WatchEvent], None]:
         stamp = time.strftime("%H:%M:%S")
         if event.kind == "ready":
             how = f" by polling ({event.error})" if event.error else ""
-            console.print(f"{stamp} watching{how} (Ctrl-C or `repolens stop` to end)")
+            console().print(f"{stamp} watching{how} (Ctrl-C or `repolens stop` to end)")
         elif event.kind == "error":
-            err_console.print(f"{stamp} [red]{event.error}[/]", markup=True)
+            err_console().print(f"{stamp} [red]{event.error}[/]", markup=True)
         elif event.report is not None:
             what = "caught up" if event.kind == "catch-up" else f"{event.paths} changed path(s)"
-            console.print(f"{stamp} {what}: {_summary(event.report)}")
+            console().print(f"{stamp} {what}: {_summary(event.report)}")
         if status is not None:
             status.update(f"watching; last change handled at {stamp}")
 
@@ -240,13 +240,13 @@ def stop_command(project_path: Path | None, wait_seconds: float, as_json: bool) 
 
 def _print_stop(holder: lock.WriterInfo | None, stopped: bool | None) -> None:
     if holder is None:
-        console.print("Nothing is writing the index.")
+        console().print("Nothing is writing the index.")
     elif stopped is None:
-        console.print(f"Asked {holder.describe()} to stop after its current batch.")
+        console().print(f"Asked {holder.describe()} to stop after its current batch.")
     elif stopped:
-        console.print(f"{holder.describe()} stopped.")
+        console().print(f"{holder.describe()} stopped.")
     else:
-        console.print(f"{holder.describe()} has not stopped yet.")
+        console().print(f"{holder.describe()} has not stopped yet.")
 
 
 COMMANDS = [index_command, update_command, watch_command, stop_command]

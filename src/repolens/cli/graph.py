@@ -60,7 +60,7 @@ def symbol_row(ref: SymbolRef) -> str:
 
 
 def say(text: str = "", *, style: str | None = None) -> None:
-    console.print(text, markup=False, highlight=False, style=style)
+    console().print(text, markup=False, highlight=False, style=style)
 
 
 @contextmanager

@@ -39,21 +39,21 @@ def status_command(project_path: Path | None, as_json: bool) -> None:
 
 def _print_status(status: dict[str, Any]) -> None:
     files = status["files"]
-    console.print(f"Project {status['project']['root']} (id {status['project']['id']})")
-    console.print(f"Files indexed: {files['indexed']}")
+    console().print(f"Project {status['project']['root']} (id {status['project']['id']})")
+    console().print(f"Files indexed: {files['indexed']}")
     table = Table("language", "files", box=None)
     for language, count in status["languages"].items():
         table.add_row(language, str(count))
-    console.print(table)
+    console().print(table)
     if files["skipped"]:
-        console.print("Skipped: " + ", ".join(f"{k} {v}" for k, v in files["skipped"].items()))
+        console().print("Skipped: " + ", ".join(f"{k} {v}" for k, v in files["skipped"].items()))
     graph = status["graph"]
-    console.print(f"Graph: {graph['symbols']} symbols, {graph['edges']} edges")
+    console().print(f"Graph: {graph['symbols']} symbols, {graph['edges']} edges")
     writer = status.get("writer")
     who = f"{writer['role']} (pid {writer['pid']} on {writer['host']})" if writer else "none"
-    console.print(f"Writer: {who}")
+    console().print(f"Writer: {who}")
     if "embedding" in status:
-        console.print(f"Embedding: {status['embedding']}")
+        console().print(f"Embedding: {status['embedding']}")
 
 
 @click.command("remove")
@@ -66,7 +66,7 @@ def remove_command(project_path: Path | None, yes: bool, as_json: bool) -> None:
     target = project.data_dir
     if not target.exists():
         emit({"removed": False, "data_dir": str(target)}, as_json,
-             lambda: console.print("No index to remove."))  # fmt: skip
+             lambda: console().print("No index to remove."))  # fmt: skip
         return
     if not yes and not as_json and not click.confirm(f"Delete {target}?"):
         sys.exit(1)
@@ -75,7 +75,7 @@ def remove_command(project_path: Path | None, yes: bool, as_json: bool) -> None:
     except OSError as exc:
         fail(f"cannot remove {target}: {exc}", as_json)
     emit({"removed": True, "data_dir": str(target)}, as_json,
-         lambda: console.print(f"Removed {target}"))  # fmt: skip
+         lambda: console().print(f"Removed {target}"))  # fmt: skip
 
 
 @click.command("config")
@@ -93,7 +93,7 @@ def config_command(project_path: Path | None, as_json: bool) -> None:
         table = Table("setting", "value", "source", "env", box=None)
         for row in rows:
             table.add_row(row["key"], repr(row["value"]), row["source"], row["env"])
-        console.print(table)
+        console().print(table)
 
     emit({"root": str(root), "settings": rows}, as_json, render)
 

@@ -124,24 +124,24 @@ def _dense_provider(
 
 def _note(message: str, as_json: bool) -> None:
     if not as_json:
-        err_console.print(f"[yellow]note:[/] {escape(message)}")
+        err_console().print(f"[yellow]note:[/] {escape(message)}")
 
 
 def _render(results: list[SearchResult]) -> None:
     if not results:
-        console.print("no results")
+        console().print("no results")
         return
     for result in results:
         symbol = f"  {escape(result.symbol)}" if result.symbol else ""
-        console.print(
+        console().print(
             f"[bold]{escape(result.file)}:{result.start_line}-{result.end_line}[/]"
             f"  [cyan]{result.score:.2f}[/]{symbol} [dim]({result.kind})[/]"
         )
         width = len(str(result.end_line))
         for offset, line in enumerate(result.snippet.split("\n")):
             number = str(result.start_line + offset).rjust(width)
-            console.print(f"  [dim]{number}[/] {escape(line)}", highlight=False)
-        console.print()
+            console().print(f"  [dim]{number}[/] {escape(line)}", highlight=False)
+        console().print()
 
 
 COMMANDS = [search_command]

@@ -57,7 +57,7 @@ def serve_command(project_path: Path | None, http: str | None, links: tuple[Path
     app = build_server(runtime)
     runtime.auto_start()
     where = f"http://{address[0]}:{address[1]}/mcp" if address else "stdio"
-    err_console.print(f"repolens MCP server for {project.root} on {where}")
+    err_console().print(f"repolens MCP server for {project.root} on {where}")
     try:
         if address is None:
             app.run("stdio")
