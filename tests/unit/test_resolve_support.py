@@ -81,3 +81,14 @@ def test_tree_stores_only_files_of_resolvable_languages(tmp_path: Path) -> None:
     tree = Tree(tmp_path, {"a.py": "", "notes.md": "# hi", "b/c.py": ""}, "python")
     assert sorted(tree.files) == ["a.py", "b/c.py"]
     assert tree.target("a.py", "b.c") == "b/c.py"
+
+
+def test_every_parsed_language_has_the_resolver_that_claims_it() -> None:
+    """Resolver modules are imported by language on first use, from a table: each
+    language the parser knows must find the one spec that says it covers it."""
+    from repolens.parse.languages import SPEC_MODULES
+
+    for language in SPEC_MODULES:
+        spec = spec_for(language)
+        assert spec is not None and language in spec.languages, language
+    assert spec_for("no-such-language") is None

@@ -21,11 +21,12 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from repolens.resolve.base import LanguageSpec
 from repolens.resolve.context import Context
 from repolens.resolve.delta import FileFacts, edit_affected, file_facts
 from repolens.resolve.edges import FileResult
 from repolens.resolve.incremental import affected_files, importers, stale_files
-from repolens.resolve.languages import SPECS, spec_for
+from repolens.resolve.languages import spec_for
 from repolens.resolve.parallel import resolve_files
 from repolens.resolve.project import FileRow, Project, ref_counts, ref_tuples
 from repolens.resolve.tables import forget, load_project
@@ -58,15 +59,14 @@ class ResolveStats:
 def build_context(project: Project, root: Path) -> Context:
     """Assign each file its language spec and build every language's module layout."""
     ctx = Context(project, root)
-    by_spec: dict[str, list[FileRow]] = {}
+    by_spec: dict[str, tuple[LanguageSpec, list[FileRow]]] = {}
     for file in project.files.values():
         spec = spec_for(file.language)
         if spec is not None:
             ctx.spec_of[file.id] = spec
-            by_spec.setdefault(spec.name, []).append(file)
-    for spec in SPECS:
-        if spec.name in by_spec:
-            ctx.layouts[spec.name] = spec.build_layout(root, project, by_spec[spec.name])
+            by_spec.setdefault(spec.name, (spec, []))[1].append(file)
+    for name, (spec, files) in by_spec.items():  # each layout stands alone: any order
+        ctx.layouts[name] = spec.build_layout(root, project, files)
     return ctx
 
 

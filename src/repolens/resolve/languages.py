@@ -1,49 +1,52 @@
-"""The language specs the resolver knows, by ``files.language`` value."""
+"""The language specs the resolver knows, by ``files.language`` value.
+
+A spec's module is imported the first time a file of its language is met: a project in
+one or two languages should not pay for importing the resolvers of seventeen (a tenth of
+the indexer's start-up).
+"""
 
 from __future__ import annotations
 
-from repolens.resolve import (
-    c_family,
-    csharp,
-    dart,
-    elixir,
-    golang,
-    java,
-    jvm_extra,
-    php,
-    python,
-    ruby,
-    rust,
-    shell_lua,
-    swift,
-    typescript,
-    web_assets,
-)
+import importlib
+
 from repolens.resolve.base import LanguageSpec
 
-SPECS: tuple[LanguageSpec, ...] = (
-    python.SPEC,
-    typescript.SPEC,
-    golang.SPEC,
-    java.SPEC,
-    rust.SPEC,
-    c_family.SPEC,
-    csharp.SPEC,
-    php.SPEC,
-    ruby.SPEC,
-    jvm_extra.KOTLIN,
-    swift.SPEC,
-    jvm_extra.SCALA,
-    dart.SPEC,
-    shell_lua.BASH,
-    shell_lua.LUA,
-    elixir.SPEC,
-    web_assets.SPEC,
-)
+_SPEC_OF_LANGUAGE: dict[str, str] = {
+    "python": "python.SPEC",
+    "javascript": "typescript.SPEC",
+    "typescript": "typescript.SPEC",
+    "tsx": "typescript.SPEC",
+    "go": "golang.SPEC",
+    "java": "java.SPEC",
+    "rust": "rust.SPEC",
+    "c": "c_family.SPEC",
+    "cpp": "c_family.SPEC",
+    "csharp": "csharp.SPEC",
+    "php": "php.SPEC",
+    "ruby": "ruby.SPEC",
+    "kotlin": "jvm_extra.KOTLIN",
+    "scala": "jvm_extra.SCALA",
+    "swift": "swift.SPEC",
+    "dart": "dart.SPEC",
+    "bash": "shell_lua.BASH",
+    "lua": "shell_lua.LUA",
+    "elixir": "elixir.SPEC",
+    "css": "web_assets.SPEC",
+    "less": "web_assets.SPEC",
+    "scss": "web_assets.SPEC",
+    "svelte": "web_assets.SPEC",
+    "vue": "web_assets.SPEC",
+}
+"""``files.language`` -> ``module.ATTRIBUTE`` of ``repolens.resolve`` holding its spec."""
+
+_loaded: dict[str, LanguageSpec] = {}
 
 
 def spec_for(language: str) -> LanguageSpec | None:
-    for spec in SPECS:
-        if language in spec.languages:
-            return spec
-    return None
+    """The resolver spec of ``language`` (None when no resolver covers it)."""
+    spec = _loaded.get(language)
+    if spec is None and language in _SPEC_OF_LANGUAGE:
+        module, attribute = _SPEC_OF_LANGUAGE[language].split(".")
+        spec = getattr(importlib.import_module(f"repolens.resolve.{module}"), attribute)
+        _loaded[language] = spec
+    return spec
