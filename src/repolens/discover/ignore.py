@@ -22,8 +22,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from pathspec import GitIgnoreSpec
-
 GITIGNORE = ".gitignore"
 REPOLENSIGNORE = ".repolensignore"
 
@@ -59,6 +57,8 @@ class Matcher:
     __slots__ = ("_any", "_spec")
 
     def __init__(self, lines: Sequence[str]) -> None:
+        from pathspec import GitIgnoreSpec  # here: a tree with no ignore file never needs it
+
         self._spec = GitIgnoreSpec.from_lines(lines)
         regexes = [r.pattern for p in self._spec.patterns if (r := getattr(p, "regex", None))]
         self._any: Callable[[str], re.Match[str] | None] | None
