@@ -18,6 +18,7 @@ from repolens.resolve.edges import FileResult
 from repolens.resolve.parallel import resolve_files
 from repolens.resolve.project import ref_counts, ref_tuples
 from repolens.resolve.tables import load_project
+from repolens.store.db import connect, shared_file
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -34,7 +35,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree):
     conn = index_tree(root)
     ctx = build_context(load_project(conn), root)
     files = sorted(ctx.project.files)
-    return ctx, ref_counts(conn, files), functools.partial(ref_tuples, conn), files
+    return ctx, ref_counts(conn, files), functools.partial(ref_tuples, conn), files, conn
 
 
 def _answers(batches: Iterator[dict[int, FileResult]]) -> dict[int, tuple[list, list, list]]:
@@ -46,7 +47,7 @@ def _answers(batches: Iterator[dict[int, FileResult]]) -> dict[int, tuple[list, 
 
 
 def test_forked_workers_give_the_serial_answers(loaded) -> None:
-    ctx, counts, load, files = loaded
+    ctx, counts, load, files, _ = loaded
     assert sum(counts.values()) > 500  # enough to spread over workers
     serial = _answers(resolve_files(ctx, counts, load, files, workers=1))
     forked = _answers(resolve_files(ctx, counts, load, files, workers=3, min_refs=0))
@@ -54,8 +55,29 @@ def test_forked_workers_give_the_serial_answers(loaded) -> None:
     assert forked.keys() == set(files) and forked == serial
 
 
+def test_workers_reading_their_own_references_give_the_serial_answers(
+    loaded, tmp_path: Path
+) -> None:
+    """While this process holds a write transaction open (as the indexer does), workers
+    read the committed rows through their own connections; a worker that cannot read
+    the store leaves its slices to this process. Either way: the serial answers."""
+    ctx, counts, load, files, conn = loaded
+    writer = connect(Path(conn.execute("PRAGMA database_list").fetchone()[2]))
+    store = shared_file(writer)
+    assert store is not None and store.exists()
+    serial = _answers(resolve_files(ctx, counts, load, files, workers=1))
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("UPDATE refs SET reason = 'x'")  # this process now writes, uncommitted
+    own = resolve_files(ctx, counts, load, files, workers=3, min_refs=0, store=store)
+    assert _answers(own) == serial
+    writer.execute("ROLLBACK")
+    missing = tmp_path / "gone.db"
+    left = resolve_files(ctx, counts, load, files, workers=3, min_refs=0, store=missing)
+    assert _answers(left) == serial
+
+
 def test_a_dead_worker_is_made_up_for_here(loaded) -> None:
-    ctx, counts, load, files = loaded
+    ctx, counts, load, files, _ = loaded
     serial = _answers(resolve_files(ctx, counts, load, files, workers=1))
     parent = os.getpid()
 

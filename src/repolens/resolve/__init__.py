@@ -31,7 +31,7 @@ from repolens.resolve.parallel import resolve_files
 from repolens.resolve.project import FileRow, Project, ref_counts, ref_tuples
 from repolens.resolve.tables import forget, load_project
 from repolens.resolve.writeback import clear_edges, write_modules, write_results
-from repolens.store.db import transaction
+from repolens.store.db import shared_file, transaction
 
 __all__ = [
     "FileFacts",
@@ -159,7 +159,9 @@ def _resolve_files(
     stats.resolved += sum(counts.values())  # less those left unresolved, in _count
     load = functools.partial(ref_tuples, conn)
     moved: set[int] = set()
-    for results in resolve_files(ctx, counts, load, sorted(file_ids), workers, worker_init):
+    store = shared_file(conn)  # workers read their own references: see ``parallel``
+    answers = resolve_files(ctx, counts, load, sorted(file_ids), workers, worker_init, store=store)
+    for results in answers:
         write_results(conn, results, ctx)
         _count(ctx.project, results, stats)
         moved |= _imports_moved(ctx, results)

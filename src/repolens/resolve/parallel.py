@@ -3,10 +3,13 @@
 Loading the project's tables is serial, but answering references is a pure function of
 them (see ``context``), so slices of files can be answered in forked processes that
 inherit the loaded ``Context`` copy-on-write. References are read slice by slice, shortly
-before a slice is answered, and sent to its worker as plain rows: no process ever holds
-all of them, which on a big project would be most of resolve's memory. Each process fills
-its own memos; the answers do not depend on which process gave them, so the edges are
-exactly those of a serial run.
+before a slice is answered: no process ever holds all of them, which on a big project
+would be most of resolve's memory. A worker reads its slices' rows itself, through its
+own connection, when the store lets a reader in while this process writes (WAL);
+otherwise they are sent to it as plain rows. This process writes every answer, so the
+reading it leaves to the workers was a fifth of its time on sympy. Each process fills its
+own memos; the answers do not depend on which process gave them, so the edges are exactly
+those of a serial run.
 
 Fork is used only where it is the platform's safe default (Linux); elsewhere, for small
 runs, and whenever a worker process dies, the files are resolved here, serially. Either
@@ -19,15 +22,18 @@ import contextlib
 import ctypes
 import gc
 import multiprocessing
+import sqlite3
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 from repolens.resolve.context import Context
 from repolens.resolve.edges import FileResult, resolve_file
-from repolens.resolve.project import RefTuple, refs_by_file
+from repolens.resolve.project import RefTuple, ref_tuples, refs_by_file
+from repolens.store.db import StoreError, connect
 
 MIN_PARALLEL_REFS = 8000
 """Below this many references a fork costs more than it saves."""
@@ -40,9 +46,16 @@ SLICES_PER_WORKER = 8
 """Slices per process: small enough that the shares balance (see ``_resolve_forked``)
 and that answers waiting for their turn hold little memory."""
 
+READER_CACHE_KB = 2048
+"""Page cache of a worker's own connection: it reads each row once, in file order."""
+
 Slice = list[int]
+Answers = dict[int, FileResult]
+Pending = Future[Answers | None] | None  # a slice sent to a worker (None: it could not be)
 Loader = Callable[[Sequence[int]], list[RefTuple]]
 _shared: Context | None = None  # read by forked workers
+_shared_store: Path | None = None  # where forked workers read their references
+_reader: sqlite3.Connection | None = None  # a forked worker's own connection to it
 
 
 def resolve_files(
@@ -54,6 +67,7 @@ def resolve_files(
     worker_init: Callable[[], None] | None = None,
     *,
     min_refs: int = MIN_PARALLEL_REFS,
+    store: Path | None = None,
 ) -> Iterator[dict[int, FileResult]]:
     """Answers for ``file_ids`` (holding ``counts`` references each, read with ``load``),
     slice by slice in file order; on ``workers`` processes (this one and forked ones)
@@ -62,6 +76,9 @@ def resolve_files(
 
     ``worker_init`` runs first in each forked worker (the indexer passes one that drops
     the writer lock the child inherited and ties the child's life to this process).
+    ``store``: the database file a worker may read its references from itself, as
+    ``load`` would (None: they are sent to it). A worker that cannot read it leaves its
+    slice to this process.
     """
     refs = sum(counts.get(fid, 0) for fid in file_ids)
     if workers < 2 or refs < min_refs or not _can_fork():
@@ -69,7 +86,7 @@ def resolve_files(
             yield _here(ctx, load, part)
         return
     slices = _slices(counts, file_ids, workers * SLICES_PER_WORKER)
-    yield from _resolve_forked(ctx, load, slices, workers, worker_init)
+    yield from _resolve_forked(ctx, load, slices, workers, worker_init, store)
 
 
 def _can_fork() -> bool:
@@ -106,6 +123,7 @@ def _resolve_forked(
     slices: list[Slice],
     workers: int,
     worker_init: Callable[[], None] | None,
+    store: Path | None,
 ) -> Iterator[dict[int, FileResult]]:
     """Yield each slice's answers in order. ``workers - 1`` forked processes (one fewer
     keeps the memory they share from counting again) take slices from the front, each
@@ -115,8 +133,8 @@ def _resolve_forked(
     on this project. It takes the first slice not yet sent, whose turn comes soon, so few
     answers wait here; at the end, a sent slice no worker has started. A slice whose
     worker died is answered here too."""
-    global _shared
-    _shared = ctx
+    global _shared, _shared_store
+    _shared, _shared_store = ctx, store
     # Frozen objects are never visited by a worker's garbage collector, which would
     # otherwise write to every object's header and copy the whole inherited heap.
     gc.freeze()
@@ -128,13 +146,14 @@ def _resolve_forked(
     )
     try:
         unsent = deque(range(len(slices)))
-        pending: dict[int, Future[dict[int, FileResult]] | None] = {}
+        pending: dict[int, Pending] = {}
         answered: dict[int, dict[int, FileResult]] = {}  # here, ahead of their turn
         for index in range(len(slices)):
             while index not in answered:
                 while unsent and len(pending) < AHEAD * (workers - 1):
                     sent = unsent.popleft()
-                    pending[sent] = _submit(pool, slices[sent], load(slices[sent]))
+                    rows = None if store is not None else load(slices[sent])
+                    pending[sent] = _submit(pool, slices[sent], rows)
                 future = pending.get(index)
                 spare = None if future is None or future.done() else _spare(unsent, pending)
                 if spare is not None:
@@ -148,12 +167,10 @@ def _resolve_forked(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()
-        _shared = None
+        _shared = _shared_store = None
 
 
-def _spare(
-    unsent: deque[int], pending: dict[int, Future[dict[int, FileResult]] | None]
-) -> int | None:
+def _spare(unsent: deque[int], pending: dict[int, Pending]) -> int | None:
     """A slice this process may answer while it waits: the next one not sent, else the
     last one sent that no worker has started yet (taken back)."""
     if unsent:
@@ -179,18 +196,16 @@ def _release_free_memory() -> None:
         ctypes.CDLL(None).malloc_trim(0)
 
 
-def _submit(
-    pool: ProcessPoolExecutor, part: Slice, rows: list[RefTuple]
-) -> Future[dict[int, FileResult]] | None:
+def _submit(pool: ProcessPoolExecutor, part: Slice, rows: list[RefTuple] | None) -> Pending:
     try:
         return pool.submit(_worker, part, rows)
     except BrokenProcessPool:  # a worker already died: the pool takes no more work
         return None
 
 
-def _result(future: Future[dict[int, FileResult]] | None) -> dict[int, FileResult] | None:
+def _result(future: Pending) -> Answers | None:
     """A worker's answers, or None when they are to be found here (a slice of this
-    process, or one whose worker died, e.g. killed for memory)."""
+    process, one whose worker died, e.g. killed for memory, or could not read it)."""
     if future is None:
         return None
     try:
@@ -199,6 +214,24 @@ def _result(future: Future[dict[int, FileResult]] | None) -> dict[int, FileResul
         return None
 
 
-def _worker(file_ids: Slice, rows: list[RefTuple]) -> dict[int, FileResult]:
+def _worker(file_ids: Slice, rows: list[RefTuple] | None) -> dict[int, FileResult] | None:
     assert _shared is not None, "resolve workers must be forked from resolve_files"
+    if rows is None:
+        rows = _read_own(file_ids)
+        if rows is None:
+            return None
     return _resolve_slice(_shared, refs_by_file(rows), file_ids)
+
+
+def _read_own(file_ids: Slice) -> list[RefTuple] | None:
+    """This worker's references of ``file_ids``, read from the shared store through its
+    own connection (opened once); None when it cannot be read here."""
+    global _reader
+    try:
+        if _reader is None:
+            assert _shared_store is not None, "no store to read references from"
+            _reader = connect(_shared_store, readonly=True)
+            _reader.execute(f"PRAGMA cache_size = -{READER_CACHE_KB}")
+        return ref_tuples(_reader, file_ids)
+    except (sqlite3.Error, StoreError):
+        return None

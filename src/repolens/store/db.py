@@ -87,6 +87,16 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
         conn.execute("PRAGMA synchronous = NORMAL")
 
 
+def shared_file(conn: sqlite3.Connection) -> Path | None:
+    """The database file other processes may read while ``conn`` writes to it: only in
+    WAL mode, where a reader never waits for the writer (it sees what was last committed).
+    """
+    if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+        return None
+    row = conn.execute("PRAGMA database_list").fetchone()  # (seq, name, file) of "main"
+    return Path(row[2]) if row is not None and row[2] else None
+
+
 def schema_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
