@@ -55,6 +55,7 @@ class SymbolTable:
 
     symbols: list[Symbol]
     references: list[Reference]  # extends/implements/returns/decorates from headers
+    nodes: list[Node]  # the definition node of each symbol
     _starts: list[int]
     _ends: list[int]
     _scope_parent: list[int]
@@ -302,4 +303,5 @@ def _scope_table(
             stack.pop()
         parents.append(stack[-1] if stack else -1)
         stack.append(j)
-    return SymbolTable(symbols, refs, starts, ends, parents, [i for _, _, i in spans])
+    nodes = [entry.node for entry in ordered]
+    return SymbolTable(symbols, refs, nodes, starts, ends, parents, [i for _, _, i in spans])

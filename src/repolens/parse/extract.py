@@ -26,6 +26,7 @@ from repolens.parse.model import (
     ParsedFile,
     Reference,
 )
+from repolens.parse.params import parameter_names
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import (
     FUNCTION_KINDS,
@@ -213,6 +214,8 @@ class _Matches:
         # (function, local) -> the dotted name it holds: `get_style = console.get_style`
         self.aliases: dict[tuple[int, str], str] = {}
         self.type_variables: set[str] = set()  # `<T extends Node>`: `x: T` is worth binding
+        self.parameters: dict[int, frozenset[str]] = {}  # function symbol -> its parameters
+        self.defined: set[str] | None = None  # names of this file's symbols, when needed
         # Patterns of one role must never match the same node twice: there is no dedup.
         self.handlers = {
             "call": self.call,
@@ -290,9 +293,33 @@ class _Matches:
         if text in self.spec.skip_refs or not _DOTTED.fullmatch(text):
             return
         name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
-        row, col = node.start_point
         source = self.table.enclosing(start)
+        if receiver is None and self._is_parameter(source, name):
+            return  # only ever a local (see ``params``)
+        row, col = node.start_point
         self.refs.append(Reference("references", name, row + 1, col, receiver, source))
+
+    def _is_parameter(self, scope: int | None, name: str) -> bool:
+        """Whether ``name`` in ``scope`` is a parameter of it or of a function around it
+        (a closure's), and no definition of this file is named so (``def f(cb): def
+        cb(): ...`` rebinds it)."""
+        symbols = self.table.symbols
+        while scope is not None:
+            if symbols[scope].kind in FUNCTION_KINDS and name in self._parameters(scope):
+                return name not in self._defined_names()
+            scope = symbols[scope].parent
+        return False
+
+    def _parameters(self, index: int) -> frozenset[str]:
+        names = self.parameters.get(index)
+        if names is None:
+            names = self.parameters[index] = parameter_names(self.table.nodes[index], self.src)
+        return names
+
+    def _defined_names(self) -> set[str]:
+        if self.defined is None:
+            self.defined = {symbol.name for symbol in self.table.symbols}
+        return self.defined
 
     def binding(self, role: str, caps: Captures) -> None:
         node = caps[role][0]
