@@ -1,5 +1,6 @@
-"""Value references to a function's own parameters are locals: never stored, never an
-edge, even when a project symbol has the parameter's name."""
+"""Value references to a function's own parameters, and in Python to the names it
+assigns, are locals: never stored, never an edge, even when a project symbol has the
+name."""
 
 from __future__ import annotations
 
@@ -76,3 +77,56 @@ def test_a_parameter_named_like_a_function_is_the_parameter(
     assert ("start", "references", "callback", "app/jobs.py") in found
     assert ("rebind", "references", "rebind.callback", "app/jobs.py") in found
     assert not {edge for edge in found if edge[2] == "handler"}, found
+
+
+def test_python_names_a_function_assigns_are_its_locals() -> None:
+    """``=``, tuple targets, ``for``, ``with``/``except ... as``, ``+=`` and ``:=`` make
+    a name local to the whole function and its closures, even where the use comes
+    first; ``global`` keeps it a reference, and so does a name no one assigns here."""
+    text = (
+        "def handler(): ...\n"
+        "def f():\n"
+        "    use(early)\n"
+        "    early = 1\n"
+        "    x, (y, z) = 1, (2, 3)\n"
+        "    for i in r: pass\n"
+        "    with o() as fh: pass\n"
+        "    try: pass\n"
+        "    except E as err: pass\n"
+        "    n += 1\n"
+        "    (w := 3)\n"
+        "    global g\n"
+        "    g = 2\n"
+        "    use(x, y, z, i, fh, err, n, w, g, handler, other)\n"
+        "    def inner():\n"
+        "        use(x, late)\n"
+        "    late = 1\n"
+        "class C:\n"
+        "    attr = 1\n"
+        "    def m(self):\n"
+        "        use(attr)\n"
+    )
+    parsed = parse_source("m.py", "python", text.encode())
+    values = {ref.name for ref in parsed.references if ref.kind == "references"}
+    assert values == {"g", "handler", "other", "attr"}, values
+
+
+def test_a_local_named_like_an_imported_module_is_the_local(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """attrs' tests: ``attrs, base = _transform_attrs(...)`` then ``len(attrs)`` is the
+    local list, not the ``attrs`` package imported at the top."""
+    found = edges(
+        tmp_path,
+        {
+            "attrs/__init__.py": "def define(): ...\n",
+            "tests/test_make.py": "import attrs\n\n"
+            "def test_transform():\n    attrs, base = split()\n    check(attrs)\n\n"
+            "def test_module():\n    check(attrs)\n",
+        },
+        index_tree,
+        kinds=("references",),
+    )
+    targets = {(source, target) for source, _, target, _ in found}
+    assert ("test_module", "attrs/__init__.py") in targets
+    assert ("test_transform", "attrs/__init__.py") not in targets

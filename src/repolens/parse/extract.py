@@ -113,6 +113,7 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     decorations: list[Node] = []
     rest: list[RoleMatch] = []
     embeds: list[Node] = []
+    assigned: list[Captures] = []
     for role, caps in _role_matches(grammar, src, root):
         if role[:4] == "def.":
             defs.append((role[4:], caps))
@@ -124,6 +125,8 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
             decorations.append(caps[role][0])
         elif role == "owner":
             owners.append(caps)
+        elif role == "local":
+            assigned.append(caps)
         else:
             rest.append((role, caps))
     trivia = Trivia(src, comments, decorations)
@@ -133,6 +136,7 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     if grammar.spec.doc_types is not None:
         _doc_bindings(grammar.spec.doc_types, out)
     engine = _Matches(grammar.spec, src, table, out, refs)
+    engine.note_locals(assigned)  # before any reference: a use may precede the assignment
     handlers = engine.handlers
     for role, caps in rest:
         try:
@@ -215,6 +219,8 @@ class _Matches:
         self.aliases: dict[tuple[int, str], str] = {}
         self.type_variables: set[str] = set()  # `<T extends Node>`: `x: T` is worth binding
         self.parameters: dict[int, frozenset[str]] = {}  # function symbol -> its parameters
+        self.assigned: dict[int, set[str]] = {}  # function symbol -> names it assigns
+        self.globals: dict[int, set[str]] = {}  # function symbol -> names declared global
         self.defined: set[str] | None = None  # names of this file's symbols, when needed
         # Patterns of one role must never match the same node twice: there is no dedup.
         self.handlers = {
@@ -294,19 +300,31 @@ class _Matches:
             return
         name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
         source = self.table.enclosing(start)
-        if receiver is None and self._is_parameter(source, name):
+        if receiver is None and self._is_local(source, name):
             return  # only ever a local (see ``params``)
         row, col = node.start_point
         self.refs.append(Reference("references", name, row + 1, col, receiver, source))
 
-    def _is_parameter(self, scope: int | None, name: str) -> bool:
-        """Whether ``name`` in ``scope`` is a parameter of it or of a function around it
-        (a closure's), and no definition of this file is named so (``def f(cb): def
-        cb(): ...`` rebinds it)."""
+    def note_locals(self, matches: list[Captures]) -> None:
+        """Record the names each function assigns (``@local``) or declares global."""
+        for caps in matches:
+            node = caps["local"][0]
+            scope = self.table.enclosing(node.start_byte)
+            if scope is not None:
+                names = self.globals if "global" in caps else self.assigned
+                names.setdefault(scope, set()).add(short_text(node, self.src))
+
+    def _is_local(self, scope: int | None, name: str) -> bool:
+        """Whether ``name`` in ``scope`` is a parameter or assigned local of it or of a
+        function around it (a closure's), not declared global on the way, and no
+        definition of this file is named so (``def f(cb): def cb(): ...`` rebinds it)."""
         symbols = self.table.symbols
         while scope is not None:
-            if symbols[scope].kind in FUNCTION_KINDS and name in self._parameters(scope):
-                return name not in self._defined_names()
+            if symbols[scope].kind in FUNCTION_KINDS:
+                if name in self.globals.get(scope, ()):
+                    return False
+                if name in self._parameters(scope) or name in self.assigned.get(scope, ()):
+                    return name not in self._defined_names()
             scope = symbols[scope].parent
         return False
 

@@ -46,7 +46,7 @@ _local = threading.local()
 _ROLES = frozenset(
     {
         "call", "new", "ref", "bind", "type_of", "import", "exports", "owner", "comment",
-        "decoration", "embed", "expand",
+        "decoration", "embed", "expand", "local",
     }
 )  # fmt: skip
 _CAPTURE = re.compile(rb"@([\w.]+)")

@@ -34,6 +34,11 @@ plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
 ``@decoration``  a decorator, annotation or attribute (attached by position, ``trivia``).
 ``@exports``     an explicit export list (``__all__``, ``export {a}``), handed to
                  ``LanguageSpec.exports``; listed top-level symbols become exported.
+``@local``       a name a function assigns, in a language whose functions scope every
+                 local over their whole body (Python): a value reference to it anywhere
+                 in that function (or a closure in it) is the local, and is not recorded,
+                 as for parameters (see ``params``). An extra ``@global`` capture marks a
+                 name declared ``global``/``nonlocal`` there, which stays a reference.
 ``@expand``      a node whose meaning a hook reads better than patterns would say it:
                  ``LanguageSpec.expand`` gives its matches of the other roles, as the
                  patterns would have (an ECMAScript assignment: ``exports.f = function``,

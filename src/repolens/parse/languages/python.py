@@ -16,6 +16,10 @@ Conventions decided here:
   ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``; in a
   function, ``x = a.b`` makes later calls ``x()``/``x.c()`` calls of ``a.b()``/``a.b.c()``.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
+- A name assigned anywhere in a function (``=``, ``for``, ``with``/``except ... as``,
+  ``+=``, ``:=``, a comprehension's ``for``) is that function's local throughout it,
+  unless declared ``global`` or ``nonlocal``: its uses as a value are not references
+  (``@local``).
 """
 
 from __future__ import annotations
@@ -62,6 +66,14 @@ QUERY = r"""
      [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias])
    (expression_statement (yield "yield" @name
      [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias]))] @bind))
+
+[(assignment left: (identifier) @local) (augmented_assignment left: (identifier) @local)
+ (for_statement left: (identifier) @local) (for_in_clause left: (identifier) @local)
+ (named_expression name: (identifier) @local)
+ (as_pattern alias: (as_pattern_target (identifier) @local))
+ (pattern_list (identifier) @local) (tuple_pattern (identifier) @local)
+ (list_pattern (identifier) @local)]
+[(global_statement (identifier) @local @global) (nonlocal_statement (identifier) @local @global)]
 
 (comment) @comment
 (decorator) @decoration
