@@ -152,8 +152,13 @@ _INSERT_CONTAINS = (
     " VALUES (?,?,?,?,'contains','parsed')"
 )
 _INSERT_REFS = (
-    "INSERT INTO refs(file_id, source_id, kind, name, receiver, line, col) VALUES (?,?,?,?,?,?,?)"
+    "INSERT INTO refs(file_id, source_id, kind, name, receiver, line, col, resolved)"
+    " VALUES (?,?,?,?,?,?,?,1)"
 )
+"""References are stored as answered: resolve, which always follows in the run that
+stores them (files wait in the pending list until it has), then writes back only those it
+leaves unresolved, and more than half of them never need that write (sympy: 316,000 of
+596,000)."""
 _INSERT_IMPORTS = (
     "INSERT INTO imports(file_id, module, name, alias, level, line, is_wildcard, is_reexport)"
     " VALUES (?,?,?,?,?,?,?,?)"
