@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from test_resolve_support import Tree
 
+from conftest import IndexTree, indexed_edges
+
 
 def modules(tree: Tree) -> dict[str, str]:
     return {path: tree.module(path) for path in tree.files}
@@ -126,3 +128,34 @@ def test_a_statement_answered_once_still_means_what_each_file_sees(tmp_path: Pat
     assert bound is not None and bound.key == "pkg"
     assert aliased is not None and aliased.key == "pkg.sub"
     assert target(tree, "a/run.py", module="pkg", name="sub") == "pkg:sub"
+
+
+def test_an_import_inside_a_function_binds_only_there(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """click's ``getchar`` and ``raw_terminal`` each import their own ``f``; rich wraps
+    ``get_windows_console_features`` in a module function that imports the real one.
+    Each call means what its own function sees. A name only a method imports still
+    types a field the other methods use (pip's lazy ``RequirementPreparer``)."""
+    found = indexed_edges(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/impl.py": "def getchar(): ...\ndef raw_terminal(): ...\ndef features(): ...\n",
+            "app/prep.py": "class Preparer:\n    def prepare(self): ...\n",
+            "app/term.py": "def getchar():\n    from app.impl import getchar as f\n    f()\n\n"
+            "def raw_terminal():\n    from app.impl import raw_terminal as f\n    return f()\n\n"
+            "def features():\n    from app.impl import features\n    return features()\n\n"
+            "def legacy():\n    return features()\n\n"
+            "class Installer:\n    def __init__(self):\n"
+            "        from app.prep import Preparer\n        self._prep = Preparer()\n\n"
+            "    def install(self):\n        self._prep.prepare()\n",
+        },
+        index_tree,
+    )
+    assert ("getchar", "calls", "getchar", "app/impl.py") in found
+    assert ("getchar", "calls", "raw_terminal", "app/impl.py") not in found
+    assert ("raw_terminal", "calls", "raw_terminal", "app/impl.py") in found
+    assert ("legacy", "calls", "features", "app/term.py") in found
+    assert ("legacy", "calls", "features", "app/impl.py") not in found
+    assert ("Installer.install", "calls", "Preparer.prepare", "app/prep.py") in found

@@ -94,6 +94,8 @@ class Context:
         default_factory=dict
     )
     imported_files: dict[int, set[int]] = field(default_factory=dict)
+    # file -> local name -> function -> the import inside the function that binds it
+    function_imports: dict[int, dict[str, dict[int, ImportRow]]] = field(default_factory=dict)
     constructors: dict[int, Sym | None] = field(default_factory=dict)  # class -> its own
     inits: dict[int, Value | None] = field(default_factory=dict)  # class -> what `cls()` runs
     parameters: dict[int, frozenset[str]] = field(default_factory=dict)  # function -> names

@@ -70,6 +70,7 @@ class ImportRow:
     is_reexport: bool
     target_file_id: int | None
     target_symbol_id: int | None
+    scope_id: int | None = None  # the function an import inside one binds its name in
 
 
 @dataclass(slots=True)

@@ -54,6 +54,8 @@ def lookup_name(
             break
         if sym.kind not in CLASS_KINDS:
             found = _local(ctx, sym, name, line, exclude, types_only)
+            if found is None and sym.kind in CALLABLE_KINDS:
+                found = _function_import(ctx, sym, name)
             at_load_time = at_load_time and sym.kind not in CALLABLE_KINDS
             if found is None and spec.implicit_members and members.owned(ctx, sym):
                 found = _owner_scope(ctx, spec, sym, name, line, types_only)
@@ -71,7 +73,10 @@ def lookup_name(
         found = _type_variable(ctx, file.symbol, name)
         if found is not None:
             return found
-    return module_scope(ctx, file, name, line if at_load_time else None, exclude)
+    value = module_scope(ctx, file, name, line if at_load_time else None, exclude)
+    if at_load_time and value.kind == "none" and value.reason == "unknown":
+        return _imported_in_a_function(ctx, file.id, name) or value
+    return value
 
 
 def _owner_scope(
@@ -134,6 +139,33 @@ def _local(
     return None
 
 
+def _function_import(ctx: Context, fn: Sym, name: str) -> Value | None:
+    """What an import inside ``fn`` binds ``name`` to (``from ._impl import raw_terminal
+    as f``): in force in that function and the closures in it."""
+    found = _function_imports(ctx, fn.file_id).get(name, {}).get(fn.id)
+    return members.import_value(ctx, found) if found is not None else None
+
+
+def _imported_in_a_function(ctx: Context, file_id: int, name: str) -> Value | None:
+    """A name only imported inside some function of the file, as a class body or a
+    field's type names it: ``from .prepare import RequirementPreparer`` in ``__init__``
+    (a lazy import, against an import cycle) types ``self._preparer`` for every method."""
+    found = _function_imports(ctx, file_id).get(name)
+    return members.import_value(ctx, next(reversed(found.values()))) if found else None
+
+
+def _function_imports(ctx: Context, file_id: int) -> dict[str, dict[int, ImportRow]]:
+    """Local name -> function -> the import inside that function binding it."""
+    table = ctx.function_imports.get(file_id)
+    if table is None:
+        table = ctx.function_imports[file_id] = {}
+        for imp in ctx.project.imports.get(file_id, ()):
+            local = ctx.local_name(imp) if imp.scope_id is not None else None
+            if imp.scope_id is not None and local:
+                table.setdefault(local, {})[imp.scope_id] = imp  # the last one of each
+    return table
+
+
 def _type_variable(ctx: Context, scope_id: int, name: str) -> Value | None:
     """A type variable of ``scope_id`` (``<Ix: IndexType>``): the bound it was given."""
     bound = ctx.project.type_bounds.get(scope_id, {}).get(name)
@@ -179,7 +211,8 @@ _NO_EXCLUDE = -1
 
 def module_table(ctx: Context, file: FileRow) -> dict[str, list[tuple[int, int, Binder]]]:
     """Name -> (line, symbol id or -1, binder) for every module-level binding of the file,
-    by line: definitions, typed globals without a definition, and imports."""
+    by line: definitions, typed globals without a definition, and imports (those made
+    inside a function bind only there)."""
     table = ctx.module_tables.get(file.id)
     if table is not None:
         return table
@@ -192,7 +225,7 @@ def module_table(ctx: Context, file: FileRow) -> dict[str, list[tuple[int, int, 
         if name not in table:
             table[name] = [(b.line, _NO_EXCLUDE, Value("local", binding=b)) for b in bindings]
     for imp in ctx.project.imports.get(file.id, ()):
-        local = ctx.local_name(imp)
+        local = ctx.local_name(imp) if imp.scope_id is None else None  # see _function_import
         if local:
             table.setdefault(local, []).append((imp.line, _NO_EXCLUDE, imp))
     for entries in table.values():

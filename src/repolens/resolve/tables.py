@@ -47,7 +47,7 @@ SYMBOLS = (
 SYMBOLS_ORDER = itemgetter(1, 6, 14, 0)  # file, start line, start column, id
 IMPORTS = (
     "SELECT id, file_id, module, name, alias, level, line, is_wildcard, is_reexport,"
-    " target_file_id, target_symbol_id FROM imports{where}"
+    " target_file_id, target_symbol_id, scope_id FROM imports{where}"
 )
 IMPORTS_ORDER = itemgetter(1, 6, 0)  # file, line, id
 BINDINGS = "SELECT file_id, scope_id, name, type_name, line, from_call, rowid FROM bindings{where}"
@@ -132,12 +132,23 @@ def _read(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] |
             Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
                 decos, ret, sig, yields)
         )  # fmt: skip
-    for iid, fid, module, name, alias, level, line, wildcard, reexport, tfile, tsym in _sorted(
-        conn, IMPORTS, IMPORTS_ORDER, ids
-    ):
+    for (
+        iid,
+        fid,
+        module,
+        name,
+        alias,
+        level,
+        line,
+        wildcard,
+        reexport,
+        tfile,
+        tsym,
+        scope,
+    ) in _sorted(conn, IMPORTS, IMPORTS_ORDER, ids):
         out[fid].imports.append(
             ImportRow(iid, fid, module, name, alias, level, line, bool(wildcard), bool(reexport),
-                      tfile, tsym)
+                      tfile, tsym, scope)
         )  # fmt: skip
     for fid, scope, name, type_name, line, from_call, _ in _sorted(
         conn, BINDINGS, BINDINGS_ORDER, ids
