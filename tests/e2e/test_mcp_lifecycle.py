@@ -113,8 +113,8 @@ async def test_stop_cancels_a_running_index_and_keeps_what_was_stored(tmp_path: 
         data = await wait_job(session, {"cancelled", "done"})
         assert data["job"]["state"] == "cancelled"
         assert 0 < data["files"]["indexed"] < 300  # what was stored before the stop stays
-        kept = await call(session, "files", path="pkg0")
-        assert not kept.is_error and "m0.py  python" in text_of(kept)
+        kept = await call(session, "files")  # whichever files were stored (largest first)
+        assert not kept.is_error and "python" in text_of(kept) and "40 symbols" in text_of(kept)
 
 
 async def test_remove_then_index_again(tmp_path: Path) -> None:

@@ -82,10 +82,10 @@ def resolve_files(
     """
     refs = sum(counts.get(fid, 0) for fid in file_ids)
     if workers < 2 or refs < min_refs or not _can_fork():
-        for part in _slices(counts, file_ids, -(-refs // SLICE_REFS)):
+        for part in _slices(ctx, counts, file_ids, -(-refs // SLICE_REFS)):
             yield _here(ctx, load, part)
         return
-    slices = _slices(counts, file_ids, workers * SLICES_PER_WORKER)
+    slices = _slices(ctx, counts, file_ids, workers * SLICES_PER_WORKER)
     yield from _resolve_forked(ctx, load, slices, workers, worker_init, store)
 
 
@@ -93,10 +93,14 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _slices(counts: dict[int, int], file_ids: Sequence[int], count: int) -> list[Slice]:
-    """``count`` runs of consecutive files (neighbours share imports, so memos are reused)
-    holding about the same number of references each."""
-    ordered = sorted(file_ids)
+def _slices(
+    ctx: Context, counts: dict[int, int], file_ids: Sequence[int], count: int
+) -> list[Slice]:
+    """``count`` runs of files consecutive by path (neighbours share imports, so memos
+    are reused; file ids follow the order files were parsed in, largest first) holding
+    about the same number of references each."""
+    files = ctx.project.files
+    ordered = sorted(file_ids, key=lambda fid: files[fid].path)
     total = sum(counts.get(fid, 0) for fid in ordered)
     share = max(1, -(-total // max(1, count)))
     slices: list[Slice] = [[]]
