@@ -12,7 +12,8 @@ Go's ``receiver``, an arrow function's single ``parameter``) hold one node per
 parameter, whose name is the node itself or an identifier in its ``name``, ``pattern``,
 ``left`` or ``declarator`` field, or, for Python's annotated and ``*args`` parameters and
 JavaScript's ``...rest``, its first child. A shape not read here (destructuring) keeps
-its references, as before.
+its references, as before. (The resolver, which has no tree, reads parameter names from
+a function's stored signature instead: ``repolens.resolve.params``.)
 """
 
 from __future__ import annotations

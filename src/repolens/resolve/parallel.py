@@ -35,8 +35,9 @@ from repolens.resolve.edges import FileResult, resolve_file
 from repolens.resolve.project import RefTuple, ref_tuples, refs_by_file
 from repolens.store.db import StoreError, connect
 
-MIN_PARALLEL_REFS = 8000
-"""Below this many references a fork costs more than it saves."""
+MIN_PARALLEL_REFS = 3000
+"""Below this many references a fork costs more than it saves (rxjs's 4,263 resolve in
+0.23 s on two processes, 0.27 s on one)."""
 SLICE_REFS = 20_000
 """References per slice answered serially: answers are written and let go per slice."""
 AHEAD = 4
