@@ -10,6 +10,7 @@ import hashlib
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass
+from sys import intern
 
 from repolens.parse.model import ParsedFile, Symbol
 from repolens.parse.spec import FUNCTION_KINDS
@@ -124,8 +125,9 @@ def graph_rows(parsed: ParsedFile) -> GraphRows:
             )
             for i, s in enumerate(parsed.symbols)
         ],
-        refs=[
-            (owner(r.source), r.kind, r.name, r.receiver, r.line, r.col)
+        refs=[  # names interned: a file repeats them, and pickling then sends each once
+            (owner(r.source), r.kind, intern(r.name), r.receiver and intern(r.receiver),
+             r.line, r.col)
             for r in parsed.references
         ],
         imports=[
