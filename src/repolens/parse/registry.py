@@ -8,7 +8,7 @@ degrade to "this language is not parsed" with a reason, never to a crash.
 ``Language`` and ``Query`` objects are immutable and shared process-wide; a ``Parser``
 holds mutable state, so each thread gets its own. Nothing here is created at import time,
 which keeps the module cheap to import in worker processes. Compiling a query is the
-costly step (TypeScript's: about 0.15 s), so the indexer loads the languages it will parse
+costly step (TypeScript's: about 0.06 s), so the indexer loads the languages it will parse
 once, before it forks its workers, which inherit them (see ``load_grammars``).
 """
 

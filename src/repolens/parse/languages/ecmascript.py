@@ -116,7 +116,8 @@ JSX = """
 _CALLEE = '[(identifier) (member_expression)] @bind.call (#not-any-of? @bind.call "require")'
 
 # One pattern per binding site, its kinds of value as alternatives: a pattern costs its
-# language's query compile time in every index run (TypeScript: about 2.5 ms each). A
+# language's query compile time in every index run (TypeScript: about 2.5 ms each, and a
+# nested one several times that; see ``ecmascript_assignments``). A
 # capture goes on each alternative, never on a nested alternation: py-tree-sitter 0.26
 # loses it there for some node types.
 BINDINGS = f"""
