@@ -160,8 +160,7 @@ def _function_imports(ctx: Context, file_id: int) -> dict[str, dict[int, ImportR
     if table is None:
         table = ctx.function_imports[file_id] = {}
         for imp in ctx.project.imports.get(file_id, ()):
-            local = ctx.local_name(imp) if imp.scope_id is not None else None
-            if imp.scope_id is not None and local:
+            if imp.scope_id is not None and (local := ctx.local_name(imp)):
                 table.setdefault(local, {})[imp.scope_id] = imp  # the last one of each
     return table
 

@@ -132,7 +132,7 @@ def graph_rows(parsed: ParsedFile) -> GraphRows:
         ],
         imports=[
             (i.module, i.name, i.alias, i.level, i.line, int(i.is_wildcard), int(i.is_reexport),
-             _function(parsed, ids, i.source))
+             _import_scope(parsed, ids, i.source))
             for i in parsed.imports
         ],
         bindings=[
@@ -145,7 +145,7 @@ def graph_rows(parsed: ParsedFile) -> GraphRows:
     )  # fmt: skip
 
 
-def _function(parsed: ParsedFile, ids: list[int], index: int | None) -> int | None:
+def _import_scope(parsed: ParsedFile, ids: list[int], index: int | None) -> int | None:
     """The stored id of the function an import inside one binds its name in; None for
     an import of the module (or of a class body or inline module, read as the module's)."""
     if index is None or parsed.symbols[index].kind not in FUNCTION_KINDS:
