@@ -87,17 +87,20 @@ def _line_count(source: bytes) -> int:
     return source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
 
 
-def _role_matches(grammar: Grammar, src: bytes, root: Node) -> Iterator[RoleMatch]:
+def _role_matches(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> Iterator[RoleMatch]:
     """Every match of the grammar's queries with its role, ``@expand`` matches replaced by
     those their hook gives; the top-level query's patterns can only start at ``root``
     (see ``LanguageSpec.top_query``)."""
     roles, expand = grammar.roles, grammar.spec.expand
     for pattern, caps in QueryCursor(grammar.query).matches(root):
         role = roles[pattern]
-        if role == "expand" and expand is not None:
-            yield from expand(caps[role][0], src)
-        else:
+        if role != "expand" or expand is None:
             yield role, caps
+            continue
+        try:
+            yield from expand(caps[role][0], src)
+        except Exception as exc:  # one odd node costs its records, not the file
+            out.error = out.error or f"extraction partial: expand: {type(exc).__name__}: {exc}"
     if grammar.top_query is not None:
         cursor = QueryCursor(grammar.top_query)
         cursor.set_max_start_depth(0)
@@ -114,7 +117,7 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     rest: list[RoleMatch] = []
     embeds: list[Node] = []
     assigned: list[Captures] = []
-    for role, caps in _role_matches(grammar, src, root):
+    for role, caps in _role_matches(grammar, src, root, out):
         if role[:4] == "def.":
             defs.append((role[4:], caps))
         elif role == "embed":
