@@ -32,10 +32,8 @@ def assignment_matches(node: Node, src: bytes) -> list[RoleMatch]:
     found: list[RoleMatch] = []
     if right.type == "class" and (name := right.child_by_field_name("name")) is not None:
         found.append(("def.class", {"name": [name], "def.class": [right]}))  # X = class A
-    if left.type != "member_expression":
-        return found
     member = _member(left, src)
-    if member is None:
+    if member is None:  # `x = ...`: nothing more than the class above
         return found
     _definitions(member, left, right, src, found)
     _owner_blocks(member, node, right, src, found)
@@ -45,7 +43,7 @@ def assignment_matches(node: Node, src: bytes) -> list[RoleMatch]:
     return found
 
 
-class Member:
+class _Member:
     """The ``object.property`` an assignment writes, with the tests the roles need."""
 
     __slots__ = ("named", "prop", "src", "target")
@@ -72,7 +70,7 @@ class Member:
 
 
 def _definitions(
-    member: Member, left: Node, right: Node, src: bytes, found: list[RoleMatch]
+    member: _Member, left: Node, right: Node, src: bytes, found: list[RoleMatch]
 ) -> None:
     """``exports.f = function``, ``Foo.prototype.bar = function``, ``obj.f = function``
     (a method when ``obj`` is an alias of a prototype), ``Foo.prototype = { bar: function }``
@@ -110,7 +108,7 @@ def _function_key(pair: Node) -> Node | None:
 
 
 def _owner_blocks(
-    member: Member, node: Node, right: Node, src: bytes, found: list[RoleMatch]
+    member: _Member, node: Node, right: Node, src: bytes, found: list[RoleMatch]
 ) -> None:
     """``Foo.prototype = { ... }`` holds ``Foo``'s members; ``Foo.prototype =
     Object.create(Base.prototype)`` makes ``Foo`` extend ``Base``."""
@@ -136,7 +134,7 @@ def _created_from(call: Node, src: bytes) -> Node | None:
     return first.target if first is not None and first.prop_is(b"prototype") else None
 
 
-def _module_exports(member: Member, node: Node, right: Node, found: list[RoleMatch]) -> None:
+def _module_exports(member: _Member, node: Node, right: Node, found: list[RoleMatch]) -> None:
     """``module.exports = X`` (an import of the file itself, see ``ecmascript``, and an
     export list), ``exports.a = a`` and ``module.exports.a = a``."""
     if member.module_exports():
@@ -174,12 +172,12 @@ def _this_binding(node: Node, left: Node, right: Node, src: bytes, found: list[R
     found.append(("bind", caps))
 
 
-def _member(node: Node, src: bytes) -> Member | None:
-    """``node`` as a ``Member`` when it is an ``object.property`` expression."""
+def _member(node: Node, src: bytes) -> _Member | None:
+    """``node`` as a ``_Member`` when it is an ``object.property`` expression."""
     if node.type != "member_expression":
         return None
     target, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-    return Member(target, prop, src) if target is not None and prop is not None else None
+    return _Member(target, prop, src) if target is not None and prop is not None else None
 
 
 def _text(node: Node, src: bytes) -> bytes:
