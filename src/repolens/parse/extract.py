@@ -39,6 +39,7 @@ from repolens.parse.spec import (
 )
 from repolens.parse.text import (
     expr_text,
+    node_text,
     short_text,
     split_last,
     split_qualified,
@@ -315,7 +316,7 @@ class _Matches:
             scope = self.table.enclosing(node.start_byte)
             if scope is not None:
                 names = self.globals if "global" in caps else self.assigned
-                names.setdefault(scope, set()).add(short_text(node, self.src))
+                names.setdefault(scope, set()).add(node_text(node, self.src))
 
     def _is_local(self, scope: int | None, name: str) -> bool:
         """Whether ``name`` in ``scope`` is a parameter or assigned local of it or of a

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from repolens.parse.text import node_text
+
 _LISTS = ("parameters", "parameter", "receiver")
 _NAME_FIELDS = ("name", "pattern", "left", "declarator")
 _WRAPPERS = frozenset(
@@ -37,9 +39,9 @@ def parameter_names(definition: Node, src: bytes) -> frozenset[str]:
     for field in _LISTS:
         for part in function.children_by_field_name(field):
             if part.type == "identifier":  # `x => x`
-                names.add(_text(part, src))
+                names.add(node_text(part, src))
             for parameter in part.named_children:
-                names.update(_text(n, src) for n in _names(parameter))
+                names.update(node_text(n, src) for n in _names(parameter))
     return frozenset(names)
 
 
@@ -66,7 +68,3 @@ def _identifier(node: Node) -> Node | None:
         inner = node.named_children[0]
         return inner if inner.type == "identifier" else None
     return None
-
-
-def _text(node: Node, src: bytes) -> str:
-    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")

@@ -69,7 +69,7 @@ def resolve_files(
     *,
     min_refs: int = MIN_PARALLEL_REFS,
     store: Path | None = None,
-) -> Iterator[dict[int, FileResult]]:
+) -> Iterator[Answers]:
     """Answers for ``file_ids`` (holding ``counts`` references each, read with ``load``),
     slice by slice in file order; on ``workers`` processes (this one and forked ones)
     when they hold at least ``min_refs`` references, so that workers find answers while
@@ -117,7 +117,7 @@ def _slices(
 
 def _resolve_slice(
     ctx: Context, by_file: dict[int, list[RefTuple]], file_ids: Sequence[int]
-) -> dict[int, FileResult]:
+) -> Answers:
     files = ctx.project.files
     return {fid: resolve_file(ctx, files[fid], by_file.get(fid, [])) for fid in file_ids}
 
@@ -129,7 +129,7 @@ def _resolve_forked(
     workers: int,
     worker_init: Callable[[], None] | None,
     store: Path | None,
-) -> Iterator[dict[int, FileResult]]:
+) -> Iterator[Answers]:
     """Yield each slice's answers in order. ``workers - 1`` forked processes (one fewer
     keeps the memory they share from counting again) take slices from the front, each
     sent its references a little ahead of need. This process writes every answer, which
@@ -152,7 +152,7 @@ def _resolve_forked(
     try:
         unsent = deque(range(len(slices)))
         pending: dict[int, Pending] = {}
-        answered: dict[int, dict[int, FileResult]] = {}  # here, ahead of their turn
+        answered: dict[int, Answers] = {}  # here, ahead of their turn
         for index in range(len(slices)):
             while index not in answered:
                 while unsent and len(pending) < AHEAD * (workers - 1):
@@ -188,7 +188,7 @@ def _spare(unsent: deque[int], pending: dict[int, Pending]) -> int | None:
     return None
 
 
-def _here(ctx: Context, load: Loader, part: Slice) -> dict[int, FileResult]:
+def _here(ctx: Context, load: Loader, part: Slice) -> Answers:
     return _resolve_slice(ctx, refs_by_file(load(part)), part)
 
 
@@ -219,7 +219,7 @@ def _result(future: Pending) -> Answers | None:
         return None
 
 
-def _worker(file_ids: Slice, rows: list[RefTuple] | None) -> dict[int, FileResult] | None:
+def _worker(file_ids: Slice, rows: list[RefTuple] | None) -> Answers | None:
     assert _shared is not None, "resolve workers must be forked from resolve_files"
     if rows is None:
         rows = _read_own(file_ids)
