@@ -248,20 +248,20 @@ def _order(entries: list[_Entry]) -> list[_Entry]:
     emitted: set[int] = set()
     waiting: dict[int, list[int]] = {}
     ordered: list[_Entry] = []
-
-    def emit(i: int) -> None:
-        emitted.add(i)
-        ordered.append(entries[i])
-        for child in waiting.pop(i, []):
-            emit(child)
-
     for i, entry in enumerate(entries):
         if not entry.kind:
             continue
-        if entry.container is None or entry.container in emitted:
-            emit(i)
-        else:
+        if entry.container is not None and entry.container not in emitted:
             waiting.setdefault(entry.container, []).append(i)
+            continue
+        # it, then each member that waited for it (and theirs), depth first; a stack,
+        # not a recursive closure, which would hold the file's records in a cycle
+        stack = [i]
+        while stack:
+            at = stack.pop()
+            emitted.add(at)
+            ordered.append(entries[at])
+            stack.extend(reversed(waiting.pop(at, [])))
     return ordered
 
 

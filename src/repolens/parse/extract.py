@@ -9,7 +9,7 @@ definitions, calls and imports, not to the size of the tree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from operator import attrgetter
 
 from tree_sitter import Node, QueryCursor
@@ -141,7 +141,7 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
         _doc_bindings(grammar.spec.doc_types, out)
     engine = _Matches(grammar.spec, src, table, out, refs)
     engine.note_locals(assigned)  # before any reference: a use may precede the assignment
-    handlers = engine.handlers
+    handlers = engine.handlers()
     for role, caps in rest:
         try:
             handlers[role](role, caps)
@@ -226,8 +226,12 @@ class _Matches:
         self.assigned: dict[int, set[str]] = {}  # function symbol -> names it assigns
         self.globals: dict[int, set[str]] = {}  # function symbol -> names declared global
         self.defined: set[str] | None = None  # names of this file's symbols, when needed
-        # Patterns of one role must never match the same node twice: there is no dedup.
-        self.handlers = {
+
+    def handlers(self) -> dict[str, Callable[[str, Captures], None]]:
+        """The method for each role. Patterns of one role must never match the same node
+        twice: there is no dedup. Built per call, not kept: bound methods held by their
+        own object would keep the file's records in a cycle after the parse."""
+        return {
             "call": self.call,
             "new": self.call,
             "ref": self.value_ref,
