@@ -155,6 +155,30 @@ def test_module_level_binding_and_optional_types() -> None:
     assert Binding(1, "s", "Store", 2) in parsed.bindings
 
 
+def test_isinstance_narrowing_binds_on_its_lines_only() -> None:
+    src = (
+        b"if isinstance(top, Repo):\n    pass\n"
+        b"def f(v, w, n):\n"
+        b"    if isinstance(v, Repo):\n        v.save()\n"
+        b"    elif isinstance(v, m.Store):\n        pass\n"
+        b"    if not isinstance(w, Repo):\n        raise TypeError(w)\n"
+        b"    if not isinstance(n, Repo):\n        log(n)\n"
+        b"    assert isinstance(n, Store)\n"
+        b"    assert isinstance(w, str)\n"
+        b"    return w\n"
+        b"def g(v):\n    if isinstance(v, Repo):\n        pass\n    return v\n"
+    )
+    parsed = parse_source("m.py", "python", src)
+    assert sorted((b.name, b.type_name, b.line, b.end_line) for b in parsed.bindings) == [
+        ("n", "Store", 13, 14),  # from after the assert to the function's end
+        ("return", "Repo", 14, None),  # `return w` where `w` is narrowed; not `g`'s `v`
+        ("v", "Repo", 4, 5),  # the block
+        ("v", "Repo", 16, 17),
+        ("v", "m.Store", 6, 7),
+        ("w", "Repo", 10, 14),  # after a guard that raises; not after one that goes on
+    ]
+
+
 def test_signature_leaves_out_comments() -> None:
     src = b"def f(a,  # the first\n      b: int = 2):  # trailing\n    return a\n"
     (sym,) = parse_source("m.py", "python", src).symbols

@@ -159,3 +159,39 @@ def test_an_import_inside_a_function_binds_only_there(
     assert ("legacy", "calls", "features", "app/term.py") in found
     assert ("legacy", "calls", "features", "app/impl.py") not in found
     assert ("Installer.install", "calls", "Preparer.prepare", "app/prep.py") in found
+
+
+def test_isinstance_narrows_a_name_on_the_lines_it_holds(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``if isinstance(v, T):`` types ``v`` in its block only, where it then means ``T``'s
+    method (two classes define ``start``, so a guess has no one answer). After the block
+    ``v`` is what it was: ``guard``'s annotation, ``after``'s nothing. A guard that raises
+    (``if not isinstance``) and an ``assert`` narrow what follows them."""
+    found = indexed_edges(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/kinds.py": "class Engine:\n    def start(self): ...\n\n"
+            "class Bike:\n    def start(self): ...\n    def pedal(self): ...\n",
+            "app/use.py": "from app.kinds import Bike, Engine\n\n"
+            "def guard(v: Bike):\n    if isinstance(v, Engine):\n        v.start()\n"
+            "        return\n    v.start()\n\n"
+            "def after(v):\n    if isinstance(v, Engine):\n        pass\n    v.start()\n\n"
+            "def negated(v):\n    if not isinstance(v, Bike):\n        raise TypeError(v)\n"
+            "    v.start()\n\n"
+            "def asserted(v):\n    v.start()\n    assert isinstance(v, Engine)\n    v.start()\n\n"
+            "def branches(v):\n    if isinstance(v, Engine):\n        v.start()\n"
+            "    elif isinstance(v, Bike):\n        v.pedal()\n",
+        },
+        index_tree,
+    )
+    assert ("guard", "calls", "Engine.start", "app/kinds.py") in found
+    assert ("guard", "calls", "Bike.start", "app/kinds.py") in found
+    assert not {edge for edge in found if edge[0] == "after"}
+    assert ("negated", "calls", "Bike.start", "app/kinds.py") in found
+    assert ("negated", "calls", "Engine.start", "app/kinds.py") not in found
+    assert {edge[2] for edge in found if edge[0] == "asserted"} == {"Engine.start"}
+    assert ("branches", "calls", "Engine.start", "app/kinds.py") in found
+    assert ("branches", "calls", "Bike.pedal", "app/kinds.py") in found
+    assert ("branches", "calls", "Bike.start", "app/kinds.py") not in found

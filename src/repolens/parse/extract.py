@@ -14,12 +14,10 @@ from operator import attrgetter
 
 from tree_sitter import Node, QueryCursor
 
+from repolens.parse.bound_types import BoundTypes
 from repolens.parse.defs import SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.model import (
-    CALL_ELEMENT,
-    CALL_RESULT,
-    STATED,
     TYPE_BOUND,
     Binding,
     Import,
@@ -30,7 +28,6 @@ from repolens.parse.params import parameter_names
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import (
     FUNCTION_KINDS,
-    TYPE_KINDS,
     Captures,
     DocTypesHook,
     LanguageSpec,
@@ -222,6 +219,7 @@ class _Matches:
         # (function, local) -> the dotted name it holds: `get_style = console.get_style`
         self.aliases: dict[tuple[int, str], str] = {}
         self.type_variables: set[str] = set()  # `<T extends Node>`: `x: T` is worth binding
+        self.types = BoundTypes(spec, src, table, out, refs)
         self.parameters: dict[int, frozenset[str]] = {}  # function symbol -> its parameters
         self.assigned: dict[int, set[str]] = {}  # function symbol -> names it assigns
         self.globals: dict[int, set[str]] = {}  # function symbol -> names declared global
@@ -364,105 +362,29 @@ class _Matches:
             name = f"{spec.self_prefix}.{name}"
         elif self.aliases or "bind.alias" in caps:  # any other binding ends an alias
             self._note_alias(inner, name, caps.get("bind.alias", []))
-        type_name, from_call = self._bound_type(caps, node, inner)
+        type_name, from_call = self.types.of(caps, node, inner)
         if from_call == TYPE_BOUND:
             self.type_variables.add(name)
         elif type_name in spec.builtin_types and type_name not in self.type_variables:
             return  # `T` alone is a type variable of nothing a project defines
         if not type_name:
             return
-        line = node.start_point[0] + 1
+        line, end = node.start_point[0] + 1, None
+        if "bind.block" in caps or "bind.after" in caps:
+            held = self.types.narrowed(caps, inner)
+            if held is None:
+                return
+            line, end = held
         bindings = self.out.bindings
-        bindings.append(Binding(scope, name, type_name, line, from_call))
-        if spec.self_prefix and head == name and from_call != TYPE_BOUND and self._is_type(scope):
+        bindings.append(Binding(scope, name, type_name, line, from_call, end))
+        if (
+            spec.self_prefix
+            and head == name
+            and from_call != TYPE_BOUND
+            and self.types.is_type(scope)
+        ):
             field = f"{spec.self_prefix}.{name}"
             bindings.append(Binding(scope, field, type_name, line, from_call))
-
-    def _bound_type(self, caps: Captures, node: Node, source: int | None) -> tuple[str, int]:
-        """The type text a binding carries, and how (see ``Binding.from_call``).
-        An annotation also yields ``type_of`` references (from ``source``), unless the
-        ``@field`` pattern repeats one another pattern already reported."""
-        src = self.src
-        if "bind.type" in caps:
-            type_node = caps["bind.type"][0]
-            if "field" not in caps:
-                self.refs.extend(type_refs(self.spec, src, type_node, "type_of", source))
-            return self.spec.clean_type(short_text(type_node, src)), STATED
-        if "bind.call" in caps:  # a callee, or a whole call where the grammar has no callee
-            return expr_text(caps["bind.call"][0], src).removesuffix("()"), CALL_RESULT
-        if "bind.new" in caps:
-            text = short_text(caps["bind.new"][0], src)
-            return strip_generics(self.spec.clean_type(text)), STATED
-        if "bind.self" in caps:
-            return self._self_type(node), STATED
-        if "bind.alias" in caps:
-            return self._alias_type(short_text(caps["bind.alias"][0], src), source)
-        if "bind.iter" in caps:
-            return self._element_type(short_text(caps["bind.iter"][0], src), source)
-        if "bind.iter_call" in caps:
-            callee = expr_text(caps["bind.iter_call"][0], src)
-            return self._element_of_call(callee, source)
-        if "bind.bound" in caps:
-            return self.spec.clean_type(short_text(caps["bind.bound"][0], src)), TYPE_BOUND
-        return "", STATED
-
-    def _alias_type(self, name: str, scope: int | None) -> tuple[str, int]:
-        """``self.console = console``: what the latest binding of ``name`` in the same
-        scope says (a typed parameter, ``x = Repo()`` above), else nothing. A union
-        (``A | B``) names no one type: copied to a field, it would hide the field's
-        other assignments, so it is not."""
-        for bound in reversed(self.out.bindings):
-            if bound.scope == scope and bound.name == name:
-                union = "|" in bound.type_name or bound.type_name.startswith("Union[")
-                return ("", STATED) if union else (bound.type_name, bound.from_call)
-        return "", STATED
-
-    def _element_type(self, iterable: str, scope: int | None) -> tuple[str, int]:
-        """``for n in nodes`` / ``for c in self.children``: the element type of what the
-        latest binding of the iterable states (``nodes: list[Node]`` gives ``Node``), or
-        an element of the call it holds (``nodes = tree.nodes()``)."""
-        hook = self.spec.element_type
-        head = iterable.split(".", 1)[0]
-        if hook is None or (head != iterable and head not in self.spec.self_names):
-            return "", STATED
-        if head != iterable:  # `self.children`: a field, bound in the class
-            scope = self.table.enclosing_type(scope)
-        for bound in reversed(self.out.bindings):
-            if bound.scope == scope and bound.name == iterable:
-                if bound.from_call == CALL_RESULT:
-                    return bound.type_name, CALL_ELEMENT
-                return ("", STATED) if bound.from_call else (hook(bound.type_name), STATED)
-        return "", STATED
-
-    def _element_of_call(self, callee: str, scope: int | None) -> tuple[str, int]:
-        """``for n in self.nodes()`` / ``for n in nodes()``: the element type of what this
-        file's method of the enclosing class, or its module-level function, is annotated to
-        return (``-> list[Node]`` gives ``Node``). Any other callee's is left to the
-        resolver, which finds the function and what iterating its result ``yields``."""
-        hook = self.spec.element_type
-        if hook is None:
-            return "", STATED
-        head, _, name = callee.rpartition(".")
-        if not head or head in self.spec.self_names:
-            owner = self.table.enclosing_type(scope) if head else None
-            for sym in self.out.symbols:
-                if sym.name == name and sym.parent == owner and sym.kind in FUNCTION_KINDS:
-                    return (hook(sym.return_type), STATED) if sym.return_type else ("", STATED)
-        return callee, CALL_ELEMENT
-
-    def _self_type(self, node: Node) -> str:
-        """The type a method's ``self`` parameter stands for."""
-        method = self.table.enclosing(node.start_byte)
-        if method is None:
-            return ""
-        sym = self.out.symbols[method]
-        if sym.parent is not None and self.out.symbols[sym.parent].kind in TYPE_KINDS:
-            return self.out.symbols[sym.parent].name
-        parts = sym.qualified_name.rsplit(".", 2)
-        return parts[-2] if len(parts) > 1 else ""
-
-    def _is_type(self, scope: int | None) -> bool:
-        return scope is not None and self.out.symbols[scope].kind in TYPE_KINDS
 
     def imports(self, role: str, caps: Captures) -> None:
         node = caps[role][0]

@@ -118,6 +118,8 @@ class Binding:
     tree.nodes()``), which the resolver looks up after resolving the call; or
     ``TYPE_BOUND``: ``name`` is a type variable and ``type_name`` its bound (``<Ix:
     IndexType>``, ``<T extends Node>``), so a value of type ``name`` has its methods.
+    A binding with an ``end_line`` holds from ``line`` through it only (a narrowing:
+    ``if isinstance(x, Repo):``), and not above ``line`` either.
     """
 
     scope: int | None
@@ -125,6 +127,7 @@ class Binding:
     type_name: str
     line: int
     from_call: int = 0  # STATED, CALL_RESULT, CALL_ELEMENT or TYPE_BOUND
+    end_line: int | None = None  # the last line it holds on (None: the rest of its scope)
 
 
 @dataclass(slots=True)

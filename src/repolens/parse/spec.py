@@ -24,7 +24,11 @@ plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
                  ``type_of`` references), ``@bind.call`` (callee whose return type is meant)
                  or ``@bind.new`` (instantiated type), or ``@bind.self`` (a ``self``
                  parameter: bound to the method's type), or ``@bind.alias`` (a name whose
-                 binding above in the same scope is copied). An extra ``@field`` capture marks a
+                 binding above in the same scope is copied). A narrowing holds on some lines
+                 only: ``@bind.block`` holds it from the ``@bind`` node through that block,
+                 ``@bind.after`` from after that node to the function's end (Python's ``if
+                 isinstance(x, T):``, ``if not isinstance(x, T): raise``); outside a
+                 function there is none. An extra ``@field`` capture marks a
                  member of the enclosing type declared elsewhere (a TypeScript constructor
                  parameter property): it is bound as ``<self_prefix>.<name>`` in the type's
                  scope, and emits no ``type_of`` (another pattern covers the annotation).

@@ -98,6 +98,7 @@ class BindingRow:
     type_name: str
     line: int
     from_call: int  # how ``type_name`` gives the value: see ``parse.model.Binding``
+    end_line: int | None = None  # the last line it holds on (None: the rest of its scope)
 
 
 @dataclass(slots=True)

@@ -120,6 +120,9 @@ def _local(
     if types_only:
         return _type_variable(ctx, sym.id, name)
     bindings = ctx.project.bindings.get(sym.id, {}).get(name)
+    if bindings and any(b.end_line is not None for b in bindings):
+        ctx.line_choices += 1  # a narrowing holds on its lines only
+        bindings = [b for b in bindings if b.end_line is None or b.line <= line <= b.end_line]
     if bindings and bindings[-1].line >= line and any(_reads(b, name) for b in bindings):
         ctx.line_choices += 1  # the answer on its line is not the answer on the next
         bindings = [b for b in bindings if not _reads_itself(b, name, line)]

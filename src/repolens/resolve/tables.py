@@ -50,8 +50,11 @@ IMPORTS = (
     " target_file_id, target_symbol_id, scope_id FROM imports{where}"
 )
 IMPORTS_ORDER = itemgetter(1, 6, 0)  # file, line, id
-BINDINGS = "SELECT file_id, scope_id, name, type_name, line, from_call, rowid FROM bindings{where}"
-BINDINGS_ORDER = itemgetter(0, 4, 6)  # file, line, rowid
+BINDINGS = (
+    "SELECT file_id, scope_id, name, type_name, line, from_call, end_line, rowid"
+    " FROM bindings{where}"
+)
+BINDINGS_ORDER = itemgetter(0, 4, 7)  # file, line, rowid
 BASES = (
     "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason"
     " FROM refs WHERE kind IN ('extends', 'implements'){where}"
@@ -150,10 +153,10 @@ def _read(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] |
             ImportRow(iid, fid, module, name, alias, level, line, bool(wildcard), bool(reexport),
                       tfile, tsym, scope)
         )  # fmt: skip
-    for fid, scope, name, type_name, line, from_call, _ in _sorted(
+    for fid, scope, name, type_name, line, from_call, end, _ in _sorted(
         conn, BINDINGS, BINDINGS_ORDER, ids
     ):
-        out[fid].bindings.append(BindingRow(fid, scope, name, type_name, line, from_call))
+        out[fid].bindings.append(BindingRow(fid, scope, name, type_name, line, from_call, end))
     for row in _sorted(conn, BASES, BASES_ORDER, ids):
         out[row[1]].bases.append(RefRow(*row))
 

@@ -136,7 +136,7 @@ def graph_rows(parsed: ParsedFile) -> GraphRows:
             for i in parsed.imports
         ],
         bindings=[
-            (owner(b.scope), b.name, b.type_name, b.line, int(b.from_call))
+            (owner(b.scope), b.name, b.type_name, b.line, int(b.from_call), b.end_line)
             for b in parsed.bindings
         ],
         contains=[
@@ -176,7 +176,8 @@ _INSERT_IMPORTS = (
     " scope_id) VALUES (?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_BINDINGS = (
-    "INSERT INTO bindings(file_id, scope_id, name, type_name, line, from_call) VALUES (?,?,?,?,?,?)"
+    "INSERT INTO bindings(file_id, scope_id, name, type_name, line, from_call, end_line)"
+    " VALUES (?,?,?,?,?,?,?)"
 )
 
 

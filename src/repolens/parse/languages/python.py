@@ -16,6 +16,10 @@ Conventions decided here:
   ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``; in a
   function, ``x = a.b`` makes later calls ``x()``/``x.c()`` calls of ``a.b()``/``a.b.c()``.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
+- ``if``/``elif isinstance(x, T):`` binds the name ``x`` to ``T`` in that block only;
+  ``if not isinstance(x, T):`` with a block that raises or returns, and ``assert
+  isinstance(x, T)``, bind it from there to the function's end. A name only: narrowing
+  ``self.x`` would type the field in every method.
 - A name assigned anywhere in a function (``=``, ``for``, ``with``/``except ... as``,
   ``+=``, ``:=``, a comprehension's ``for``) is that function's local throughout it,
   unless declared ``global`` or ``nonlocal``: its uses as a value are not references
@@ -59,6 +63,20 @@ QUERY = r"""
 (for_statement left: (identifier) @name
   right: [(identifier) @bind.iter (attribute) @bind.iter
           (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind
+(if_statement condition: (call function: (identifier) @_isinstance
+  arguments: (argument_list . (identifier) @name . [(identifier) (attribute)] @bind.new .)) @bind
+  consequence: (block) @bind.block (#eq? @_isinstance "isinstance"))
+(elif_clause condition: (call function: (identifier) @_isinstance
+  arguments: (argument_list . (identifier) @name . [(identifier) (attribute)] @bind.new .)) @bind
+  consequence: (block) @bind.block (#eq? @_isinstance "isinstance"))
+(if_statement condition: (not_operator argument: (call function: (identifier) @_isinstance
+  arguments: (argument_list . (identifier) @name . [(identifier) (attribute)] @bind.new .)) @bind)
+  consequence: (block [(raise_statement) (return_statement) (continue_statement)
+                       (break_statement)] .) @bind.after
+  (#eq? @_isinstance "isinstance"))
+(assert_statement . (call function: (identifier) @_isinstance
+  arguments: (argument_list . (identifier) @name . [(identifier) (attribute)] @bind.new .)) @bind
+  (#eq? @_isinstance "isinstance")) @bind.after
 [(typed_parameter . (identifier) @name type: (type) @bind.type)
  (typed_default_parameter name: (identifier) @name type: (type) @bind.type)] @bind
 (function_definition !return_type body: (block
