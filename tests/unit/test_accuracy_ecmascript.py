@@ -179,3 +179,29 @@ def test_a_receiver_named_for_another_class_is_not_guessed(
     )
     assert ("write", "calls", "Help.formatHelp", "lib/part.js") in found
     assert ("write", "calls", "FormDataPart.encode", "lib/part.js") not in found
+
+
+def test_instanceof_narrows_a_name_in_its_block(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``if (v instanceof Engine) { v.start() }`` calls ``Engine.start`` (two classes
+    define ``start``, so a guess has no one answer); after the block ``v`` is what it was:
+    its annotation in TypeScript, nothing in JavaScript."""
+    kinds = "class Engine {\n  start() {}\n}\nclass Bike {\n  start() {}\n}\n"
+    found = edges(
+        tmp_path,
+        {
+            "src/kinds.ts": kinds.replace("class", "export class"),
+            "src/use.ts": 'import { Bike, Engine } from "./kinds";\n'
+            "export function guard(v: Bike): void {\n  if (v instanceof Engine) {\n"
+            "    v.start();\n    return;\n  }\n  v.start();\n}\n",
+            "lib/kinds.js": kinds + "module.exports = { Engine, Bike };\n",
+            "lib/use.js": "const { Engine } = require('./kinds');\n"
+            "function check(v) {\n  if (v instanceof Engine) {\n    v.start();\n  }\n"
+            "  v.start();\n}\nmodule.exports = check;\n",
+        },
+        index_tree,
+    )
+    assert ("guard", "calls", "Engine.start", "src/kinds.ts") in found
+    assert ("guard", "calls", "Bike.start", "src/kinds.ts") in found
+    assert {edge for edge in found if edge[0] == "check"} == {
+        ("check", "calls", "Engine.start", "lib/kinds.js")
+    }

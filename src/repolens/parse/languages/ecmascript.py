@@ -20,6 +20,7 @@ Conventions decided here:
   ``X`` as ``default`` and as ``module.exports``, the value a plain ``require`` gives.
 - JSX: ``<Widget />`` is a ``calls`` reference to ``Widget`` (capitalised tags only), and
   ``{handler}`` inside JSX a ``references`` entry.
+- ``if (x instanceof T) { ... }`` binds the name ``x`` to ``T`` in that block only.
 """
 
 from __future__ import annotations
@@ -125,6 +126,9 @@ BINDINGS = f"""
   value: [(new_expression constructor: (_) @bind.new)
           (call_expression function: {_CALLEE})
           (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias]) @bind
+(if_statement condition: (parenthesized_expression (binary_expression left: (identifier) @name
+  operator: "instanceof" right: [(identifier) (member_expression)] @bind.new) @bind)
+  consequence: (statement_block) @bind.block)
 """
 
 _MEMBER_OWNERS = TYPE_KINDS
