@@ -155,6 +155,23 @@ def test_module_level_binding_and_optional_types() -> None:
     assert Binding(1, "s", "Store", 2) in parsed.bindings
 
 
+def test_a_fallback_or_the_one_value_not_none_binds_like_a_call() -> None:
+    src = (
+        b"class S:\n    def __init__(self, session=None, x=None):\n"
+        b"        self.session = session or Session()\n"
+        b"        self.x = Foo() if x else None\n"
+        b"        y = None if x else m.Bar()\n"
+        b"        z = a or b\n"
+        b"        w = None if x else 3\n"
+    )
+    parsed = parse_source("m.py", "python", src)
+    assert [(b.name, b.type_name, b.line, b.from_call) for b in parsed.bindings] == [
+        ("self.session", "Session", 3, True),
+        ("self.x", "Foo", 4, True),
+        ("y", "m.Bar", 5, True),
+    ]
+
+
 def test_isinstance_narrowing_binds_on_its_lines_only() -> None:
     src = (
         b"if isinstance(top, Repo):\n    pass\n"

@@ -16,6 +16,8 @@ Conventions decided here:
   ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``; in a
   function, ``x = a.b`` makes later calls ``x()``/``x.c()`` calls of ``a.b()``/``a.b.c()``.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
+- ``x = y or X()``, ``x = X() if c else y`` and ``x = None if c else X()`` bind ``x`` as
+  ``x = X()`` does (the fallback, or the one value that is not ``None``).
 - ``if``/``elif isinstance(x, T):`` binds the name ``x`` to ``T`` in that block only;
   ``if not isinstance(x, T):`` with a block that raises or returns, and ``assert
   isinstance(x, T)``, bind it from there to the function's end. A name only: narrowing
@@ -58,6 +60,11 @@ QUERY = r"""
           (identifier) @bind.alias (attribute) @bind.alias]) @bind
 (assignment !type left: (attribute) @name
   right: [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias]) @bind
+(assignment !type left: [(identifier) (attribute)] @name
+  right: [(boolean_operator right: (call function: [(identifier) (attribute)] @bind.call))
+          (conditional_expression . (call function: [(identifier) (attribute)] @bind.call))
+          (conditional_expression . (none) (call function: [(identifier) (attribute)] @bind.call)
+            .)]) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
 (for_statement left: (identifier) @name
