@@ -205,3 +205,21 @@ def test_instanceof_narrows_a_name_in_its_block(tmp_path: Path, index_tree: Inde
     assert {edge for edge in found if edge[0] == "check"} == {
         ("check", "calls", "Engine.start", "lib/kinds.js")
     }
+
+
+def test_an_element_of_a_typed_array_has_its_methods(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``conns[0].close()`` with ``conns: Conn[]``, ``byName[k]`` with ``Record<string,
+    Pool>``: the element's method (both classes define ``close``)."""
+    found = edges(
+        tmp_path,
+        {
+            "src/kinds.ts": "export class Conn {\n  close(): void {}\n}\n"
+            "export class Pool {\n  close(): void {}\n}\n",
+            "src/use.ts": 'import { Conn, Pool } from "./kinds";\n'
+            "export function shut(conns: Conn[], byName: Record<string, Pool>): void {\n"
+            '  conns[0].close();\n  byName["a"].close();\n}\n',
+        },
+        index_tree,
+    )
+    assert ("shut", "calls", "Conn.close", "src/kinds.ts") in found
+    assert ("shut", "calls", "Pool.close", "src/kinds.ts") in found

@@ -195,3 +195,30 @@ def test_isinstance_narrows_a_name_on_the_lines_it_holds(
     assert ("branches", "calls", "Engine.start", "app/kinds.py") in found
     assert ("branches", "calls", "Bike.pedal", "app/kinds.py") in found
     assert ("branches", "calls", "Bike.start", "app/kinds.py") not in found
+
+
+def test_a_subscript_of_a_typed_container_is_its_element(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``self._conns[0].close()`` with ``_conns: list[Conn]``, ``by_name["a"]`` with
+    ``dict[str, Conn]``, a module-level ``POOLS: dict[str, Pool]``: the element's method
+    (two classes define each name, so a guess has no one answer). A container whose
+    element nothing states stays unknown."""
+    found = indexed_edges(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/core.py": "class Conn:\n    def close(self): ...\n\n"
+            "class Pool:\n    def close(self): ...\n\n"
+            "POOLS: dict[str, Pool] = {}\n\n"
+            "class Owner:\n    def __init__(self, by_name: dict[str, Conn]):\n"
+            "        self._conns: list[Conn] = []\n        self.by_name = by_name\n"
+            "        self.other = []\n\n"
+            "    def shut(self):\n        self._conns[0].close()\n"
+            '        self.by_name["a"].close()\n        POOLS["p"].close()\n'
+            "        self.other[0].close()\n",
+        },
+        index_tree,
+    )
+    assert {edge[2] for edge in found if edge[0] == "Owner.shut"} == {"Conn.close", "Pool.close"}
+    assert ("Owner.shut", "calls", "Pool.close", "app/core.py") in found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from repolens.resolve.syntax import ARRAY, Segment, normalize_type, parse_receiver
+from repolens.resolve.syntax import ARRAY, Segment, normalize_type, parse_receiver, subscript_item
 
 
 @pytest.mark.parametrize(
@@ -55,3 +55,25 @@ def test_types_reduce_to_the_name_whose_members_matter(
     text: str, head: str, as_class: bool
 ) -> None:
     assert normalize_type(text) == (head, as_class)
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("list[Conn]", "Conn"),
+        ("typing.List[m.Conn]", "m.Conn"),
+        ("tuple[Conn, ...]", "Conn"),
+        ("dict[str, list[Conn]]", "list[Conn]"),
+        ("Conn[]", "Conn"),
+        ("[]*Conn", "*Conn"),
+        ("map[Key[int]]*Conn", "*Conn"),
+        ("Vec<Conn>", "Conn"),
+        ("HashMap<String, Conn>", "Conn"),
+        ("Record<string, Conn>", "Conn"),
+        ("tuple[Conn, Pool]", ""),  # which one depends on the index
+        ("set[Conn]", ""),  # not indexable
+        ("Conn", ""),
+    ],
+)
+def test_subscripts_give_a_sequences_element_or_a_mappings_value(text: str, item: str) -> None:
+    assert subscript_item(text) == item

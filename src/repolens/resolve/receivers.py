@@ -28,6 +28,7 @@ from repolens.resolve.syntax import (
     aliased_type,
     normalize_type,
     parse_receiver,
+    subscript_item,
     yielded_type,
 )
 
@@ -210,8 +211,27 @@ def apply_ops(ctx: Context, value: Value, ops: str) -> Value:
 
 
 def subscript_value(ctx: Context, value: Value) -> Value:
+    """``value[i]``: an element or mapped value of what its binding states (``conns:
+    list[Conn]``, ``by_name: dict[str, Conn]``), else unknown at run time."""
+    binding = _stated_binding(ctx, value)
+    item = subscript_item(binding.type_name) if binding is not None else ""
+    if binding is not None and item:
+        file = ctx.file(binding.file_id)
+        found = type_value(ctx, file, binding.scope_id, item, binding.line)
+        return found.via(value).weaker(TYPE_CONFIDENCE, "resolved-type")
     held = value_type(ctx, value)
     return held if held.kind == "none" else NONE_DYNAMIC
+
+
+def _stated_binding(ctx: Context, value: Value) -> BindingRow | None:
+    """The binding whose written type gives ``value``'s: a local's or field's, or a
+    variable's (a module-level ``HANDLERS: dict[str, Handler]``)."""
+    binding = value.binding if value.kind == "local" else None
+    sym = value.sym if value.kind == "symbol" else None
+    if sym is not None and sym.kind in VARIABLE_KINDS and sym.parent_id is not None:
+        found = ctx.project.bindings.get(sym.parent_id, {}).get(sym.name)
+        binding = found[0] if found else None
+    return binding if binding is not None and binding.from_call == 0 else None
 
 
 def attribute(ctx: Context, value: Value, name: str) -> Value:

@@ -180,6 +180,45 @@ def normalize_type(text: str) -> tuple[str, bool]:
             return head, as_class
 
 
+SEQUENCES = frozenset(
+    {"list", "List", "Sequence", "MutableSequence", "tuple", "Tuple", "Array", "ReadonlyArray",
+     "Vec", "VecDeque", "IList", "ArrayList", "MutableList"}
+)  # fmt: skip
+MAPPINGS = frozenset(
+    {"dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict",
+     "Record", "HashMap", "BTreeMap", "IndexMap", "Dictionary", "IDictionary", "Map",
+     "MutableMap"}
+)  # fmt: skip
+_GENERIC = re.compile(r"([\w$.]+)\s*[\[<](.*)[\]>]$")
+
+
+def subscript_item(text: str) -> str:
+    """What indexing a value of type ``text`` gives: a sequence's element (``list[Conn]``,
+    ``Conn[]``, ``[]Conn``, ``Vec<Conn>``, ``tuple[Conn, ...]``), a mapping's value
+    (``dict[str, Conn]``, ``map[string]Conn``, ``Record<string, Conn>``); '' otherwise."""
+    text = text.strip()
+    if text.endswith("[]"):
+        return text[:-2].strip()
+    if text.startswith("[]"):
+        return text[2:].strip()
+    if text.startswith("map["):  # Go: the value type follows the key's closing bracket
+        depth = 0
+        for i, ch in enumerate(text[3:], start=3):
+            depth += {"[": 1, "]": -1}.get(ch, 0)
+            if depth == 0:
+                return text[i + 1 :].strip()
+        return ""
+    found = _GENERIC.match(text)
+    if found is None:
+        return ""
+    head, args = found.group(1).rsplit(".", 1)[-1], _split_top(found.group(2), ",")
+    if head in SEQUENCES and (len(args) == 1 or (len(args) == 2 and args[1].strip() == "...")):
+        return args[0].strip()
+    if head in MAPPINGS and len(args) == 2:
+        return args[1].strip()
+    return ""
+
+
 def aliased_type(signature: str) -> str:
     """What a type alias names: ``pub type UnGraph<N, Ix = u32> = Graph<N, u8, Ix>`` ->
     ``Graph<N, u8, Ix>``, the text after its first ``=`` outside brackets."""
