@@ -172,6 +172,18 @@ def test_a_fallback_or_the_one_value_not_none_binds_like_a_call() -> None:
     ]
 
 
+def test_enumerate_binds_its_second_target_as_the_loop_would() -> None:
+    src = (
+        b"def f(nodes: list[Node], pairs: list[Pair]):\n"
+        b"    for i, node in enumerate(nodes):\n        pass\n"
+        b"    for a, b in pairs:\n        pass\n"
+    )
+    parsed = parse_source("m.py", "python", src)
+    assert [(b.name, b.type_name, b.line) for b in parsed.bindings if b.line > 1] == [
+        ("node", "Node", 2)  # a tuple target of anything else is not guessed
+    ]
+
+
 def test_isinstance_narrowing_binds_on_its_lines_only() -> None:
     src = (
         b"if isinstance(top, Repo):\n    pass\n"

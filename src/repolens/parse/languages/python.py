@@ -16,6 +16,7 @@ Conventions decided here:
   ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``; in a
   function, ``x = a.b`` makes later calls ``x()``/``x.c()`` calls of ``a.b()``/``a.b.c()``.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
+- ``for i, x in enumerate(xs)`` binds ``x`` as ``for x in xs`` does.
 - ``x = y or X()``, ``x = X() if c else y`` and ``x = None if c else X()`` bind ``x`` as
   ``x = X()`` does (the fallback, or the one value that is not ``None``).
 - ``if``/``elif isinstance(x, T):`` binds the name ``x`` to ``T`` in that block only;
@@ -70,6 +71,10 @@ QUERY = r"""
 (for_statement left: (identifier) @name
   right: [(identifier) @bind.iter (attribute) @bind.iter
           (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind
+(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
+  right: (call function: (identifier) @_enumerate
+    arguments: (argument_list . [(identifier) (attribute)] @bind.iter))
+  (#eq? @_enumerate "enumerate")) @bind
 (if_statement condition: (call function: (identifier) @_isinstance
   arguments: (argument_list . (identifier) @name . [(identifier) (attribute)] @bind.new .)) @bind
   consequence: (block) @bind.block (#eq? @_isinstance "isinstance"))
