@@ -222,3 +222,27 @@ def test_a_subscript_of_a_typed_container_is_its_element(
     )
     assert {edge[2] for edge in found if edge[0] == "Owner.shut"} == {"Conn.close", "Pool.close"}
     assert ("Owner.shut", "calls", "Pool.close", "app/core.py") in found
+
+
+def test_loops_over_a_typed_mapping_give_its_values(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``for v in by_name.values()`` and ``for k, v in by_name.items()`` with ``by_name:
+    dict[str, Conn]``; ``for i, c in enumerate(conns)`` with ``conns: list[Pool]``."""
+    found = indexed_edges(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/core.py": "class Conn:\n    def close(self): ...\n\n"
+            "class Pool:\n    def close(self): ...\n\n"
+            "def values(by_name: dict[str, Conn]):\n"
+            "    for v in by_name.values():\n        v.close()\n\n"
+            "def items(by_name: dict[str, Conn]):\n"
+            "    for k, v in by_name.items():\n        v.close()\n\n"
+            "def numbered(conns: list[Pool]):\n"
+            "    for i, c in enumerate(conns):\n        c.close()\n",
+        },
+        index_tree,
+    )
+    assert ("values", "calls", "Conn.close", "app/core.py") in found
+    assert ("items", "calls", "Conn.close", "app/core.py") in found
+    assert ("numbered", "calls", "Pool.close", "app/core.py") in found
+    assert not {edge for edge in found if edge[2] == "Pool.close" and edge[0] != "numbered"}

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from repolens.resolve.syntax import ARRAY, Segment, normalize_type, parse_receiver, subscript_item
+from repolens.resolve.syntax import (
+    ARRAY,
+    Segment,
+    is_mapping,
+    normalize_type,
+    parse_receiver,
+    subscript_item,
+)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +84,9 @@ def test_types_reduce_to_the_name_whose_members_matter(
 )
 def test_subscripts_give_a_sequences_element_or_a_mappings_value(text: str, item: str) -> None:
     assert subscript_item(text) == item
+
+
+def test_mappings_are_told_from_sequences() -> None:
+    assert is_mapping("dict[str, Conn]") and is_mapping("typing.Mapping[str, Conn]")
+    assert is_mapping("map[string]*Conn") and is_mapping("HashMap<String, Conn>")
+    assert not is_mapping("list[Conn]") and not is_mapping("Conn[]")

@@ -26,6 +26,7 @@ from repolens.resolve.syntax import (
     ARRAY,
     Segment,
     aliased_type,
+    is_mapping,
     normalize_type,
     parse_receiver,
     subscript_item,
@@ -333,12 +334,30 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
     if binding.from_call in (CALL_RESULT, CALL_ELEMENT):
         callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
         if binding.from_call == CALL_ELEMENT:
-            result = _element_value(ctx, callee)
+            result = _mapped_value(ctx, file, binding) or _element_value(ctx, callee)
         else:
             result = call_value(ctx, callee)
     else:
         result = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
     return result.weaker(TYPE_CONFIDENCE, "resolved-type")
+
+
+MAPPED_VALUES = frozenset({"values", "items"})  # their loops give a mapping's values
+
+
+def _mapped_value(ctx: Context, file: FileRow, binding: BindingRow) -> Value | None:
+    """A value of the mapping a loop goes over (``for v in by_name.values()``, ``for k, v
+    in by_name.items()`` with ``by_name: dict[str, Conn]``), or None."""
+    mapping, _, method = binding.type_name.rpartition(".")
+    if method not in MAPPED_VALUES or not mapping:
+        return None
+    held = eval_receiver(ctx, file, binding.scope_id, mapping, binding.line)
+    stated = _stated_binding(ctx, held)
+    item = subscript_item(stated.type_name) if stated is not None else ""
+    if stated is None or not item or not is_mapping(stated.type_name):
+        return None
+    found = type_value(ctx, ctx.file(stated.file_id), stated.scope_id, item, stated.line)
+    return found.via(held)
 
 
 def _element_value(ctx: Context, callee: Value) -> Value:

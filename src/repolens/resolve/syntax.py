@@ -192,6 +192,13 @@ MAPPINGS = frozenset(
 _GENERIC = re.compile(r"([\w$.]+)\s*[\[<](.*)[\]>]$")
 
 
+def is_mapping(text: str) -> bool:
+    """Whether ``text`` names a mapping type (``dict[str, Conn]``, ``map[string]T``)."""
+    found = _GENERIC.match(text.strip())
+    head = found.group(1).rsplit(".", 1)[-1] if found else ""
+    return head in MAPPINGS or text.strip().startswith("map[")
+
+
 def subscript_item(text: str) -> str:
     """What indexing a value of type ``text`` gives: a sequence's element (``list[Conn]``,
     ``Conn[]``, ``[]Conn``, ``Vec<Conn>``, ``tuple[Conn, ...]``), a mapping's value

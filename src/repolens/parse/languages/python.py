@@ -16,7 +16,8 @@ Conventions decided here:
   ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``; in a
   function, ``x = a.b`` makes later calls ``x()``/``x.c()`` calls of ``a.b()``/``a.b.c()``.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
-- ``for i, x in enumerate(xs)`` binds ``x`` as ``for x in xs`` does.
+- ``for i, x in enumerate(xs)`` binds ``x`` as ``for x in xs`` does; ``for k, v in
+  m.items()`` binds ``v`` as ``for v in m.values()`` does (a value of the mapping).
 - ``x = y or X()``, ``x = X() if c else y`` and ``x = None if c else X()`` bind ``x`` as
   ``x = X()`` does (the fallback, or the one value that is not ``None``).
 - ``if``/``elif isinstance(x, T):`` binds the name ``x`` to ``T`` in that block only;
@@ -71,6 +72,9 @@ QUERY = r"""
 (for_statement left: (identifier) @name
   right: [(identifier) @bind.iter (attribute) @bind.iter
           (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind
+(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
+  right: (call function: (attribute attribute: (identifier) @_items) @bind.iter_call)
+  (#eq? @_items "items")) @bind
 (for_statement left: (pattern_list . (identifier) . (identifier) @name .)
   right: (call function: (identifier) @_enumerate
     arguments: (argument_list . [(identifier) (attribute)] @bind.iter))
