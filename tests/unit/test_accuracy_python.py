@@ -68,6 +68,30 @@ def test_pytest_fixture_parameters_hold_what_the_fixture_returns(
     assert ("index", "calls", "Client.post", "pkg/app.py") not in found
 
 
+def test_a_fixture_of_the_test_class_or_its_base_comes_first(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """A fixture method of the test's class, or of a base test class, is what the test's
+    parameter holds, before a module-level fixture of the same name (pytest's order)."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/kinds.py": "class Conn:\n    def ping(self): ...\n\n"
+            "class Pool:\n    def ping(self): ...\n",
+            "tests/test_conns.py": "import pytest\nfrom pkg.kinds import Conn, Pool\n\n"
+            "@pytest.fixture\ndef conn():\n    return Pool()\n\n"
+            "class Base:\n    @pytest.fixture\n    def conn(self):\n        return Conn()\n\n"
+            "class TestConn(Base):\n    def test_ping(self, conn):\n        conn.ping()\n\n"
+            "def test_module(conn):\n    conn.ping()\n",
+        },
+        index_tree,
+    )
+    assert ("TestConn.test_ping", "calls", "Conn.ping", "pkg/kinds.py") in found
+    assert ("TestConn.test_ping", "calls", "Pool.ping", "pkg/kinds.py") not in found
+    assert ("test_module", "calls", "Pool.ping", "pkg/kinds.py") in found
+
+
 def test_a_yield_fixture_gives_what_it_yields(tmp_path: Path, index_tree: IndexTree) -> None:
     """``@pytest.fixture def app(): app = create_app(); yield app`` (flask's tutorial
     conftest): a test's ``app`` parameter is that app, so ``app.app_context()`` is the

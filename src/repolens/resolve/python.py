@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import posixpath
+from collections.abc import Iterator
 from pathlib import Path
 
 from repolens.resolve import members, receivers
@@ -24,7 +25,7 @@ from repolens.resolve.base import (
 )
 from repolens.resolve.configs import read_toml
 from repolens.resolve.context import Context
-from repolens.resolve.project import FileRow, ImportRow, Project, Sym
+from repolens.resolve.project import CLASS_KINDS, FileRow, ImportRow, Project, Sym
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 
@@ -262,21 +263,35 @@ YIELD = "yield"  # the binding the parser makes of a statement ``yield x`` in a 
 def fixture_value(ctx: Context, fn: Sym, name: str) -> Value | None:
     """What the untyped parameter ``name`` of a test (or fixture) holds when a pytest
     fixture of that name is in reach: the fixture's return (annotated or inferred).
-    Fixtures are found as pytest finds them: in the test's own file, then in the
-    ``conftest.py`` of its directory and of each directory above."""
+    Fixtures are found as pytest finds them: in the test's class and its bases, in the
+    test's own file, then in the ``conftest.py`` of its directory and of each above. One
+    whose value is not known gives way to the next: an override is most often the outer
+    fixture adjusted (``def app(self, app): app.config[...] = ...; return app``)."""
     file = ctx.file(fn.file_id)
     base = posixpath.basename(file.path)
     if file.language != "python" or not base.startswith(("test", "conftest")):
         return None
-    for fid in _fixture_files(ctx, file):
-        for sym in ctx.project.top_level(fid, name):
-            if sym.id != fn.id and any(_is_fixture(d) for d in sym.decorators.split("\n")):
-                held = receivers.call_value(ctx, members.symbol_value(sym))
-                if held.kind == "none":  # a `yield` fixture gives what it yields
-                    yielded = ctx.project.bindings.get(sym.id, {}).get(YIELD)
-                    held = receivers.binding_value(ctx, yielded[-1]) if yielded else held
-                return None if held.kind == "none" else held
+    for sym in _in_reach(ctx, fn, file, name):
+        if sym.id != fn.id and any(_is_fixture(d) for d in sym.decorators.split("\n")):
+            held = receivers.call_value(ctx, members.symbol_value(sym))
+            if held.kind == "none":  # a `yield` fixture gives what it yields
+                yielded = ctx.project.bindings.get(sym.id, {}).get(YIELD)
+                held = receivers.binding_value(ctx, yielded[-1]) if yielded else held
+            if held.kind != "none":
+                return held
     return None
+
+
+def _in_reach(ctx: Context, fn: Sym, file: FileRow, name: str) -> Iterator[Sym]:
+    """Definitions named ``name`` a test sees, nearest first: a member of its class (or
+    of a base), then the module-level ones of its file and of each ``conftest.py``."""
+    owner = ctx.project.syms.get(fn.parent_id) if fn.parent_id is not None else None
+    if owner is not None and owner.kind in CLASS_KINDS:
+        member = members.class_member(ctx, owner, name)
+        if member is not None and member.sym is not None:
+            yield member.sym
+    for fid in _fixture_files(ctx, file):
+        yield from ctx.project.top_level(fid, name)
 
 
 def _is_fixture(decorator: str) -> bool:
