@@ -214,25 +214,28 @@ def apply_ops(ctx: Context, value: Value, ops: str) -> Value:
 def subscript_value(ctx: Context, value: Value) -> Value:
     """``value[i]``: an element or mapped value of what its binding states (``conns:
     list[Conn]``, ``by_name: dict[str, Conn]``), else unknown at run time."""
-    binding = _stated_binding(ctx, value)
-    item = subscript_item(binding.type_name) if binding is not None else ""
-    if binding is not None and item:
-        file = ctx.file(binding.file_id)
-        found = type_value(ctx, file, binding.scope_id, item, binding.line)
-        return found.via(value).weaker(TYPE_CONFIDENCE, "resolved-type")
+    found = _item_value(ctx, value)
+    if found is not None:
+        return found.weaker(TYPE_CONFIDENCE, "resolved-type")
     held = value_type(ctx, value)
     return held if held.kind == "none" else NONE_DYNAMIC
 
 
-def _stated_binding(ctx: Context, value: Value) -> BindingRow | None:
-    """The binding whose written type gives ``value``'s: a local's or field's, or a
-    variable's (a module-level ``HANDLERS: dict[str, Handler]``)."""
+def _item_value(ctx: Context, value: Value, *, mappings_only: bool = False) -> Value | None:
+    """An item of ``value`` as the type its binding states gives it (``subscript_item``),
+    or None: no stated type, or one whose items are not known."""
     binding = value.binding if value.kind == "local" else None
     sym = value.sym if value.kind == "symbol" else None
     if sym is not None and sym.kind in VARIABLE_KINDS and sym.parent_id is not None:
         found = ctx.project.bindings.get(sym.parent_id, {}).get(sym.name)
         binding = found[0] if found else None
-    return binding if binding is not None and binding.from_call == 0 else None
+    if binding is None or binding.from_call:  # only a type as written has items to read
+        return None
+    item = subscript_item(binding.type_name)
+    if not item or (mappings_only and not is_mapping(binding.type_name)):
+        return None
+    file = ctx.file(binding.file_id)
+    return type_value(ctx, file, binding.scope_id, item, binding.line).via(value)
 
 
 def attribute(ctx: Context, value: Value, name: str) -> Value:
@@ -352,12 +355,7 @@ def _mapped_value(ctx: Context, file: FileRow, binding: BindingRow) -> Value | N
     if method not in MAPPED_VALUES or not mapping:
         return None
     held = eval_receiver(ctx, file, binding.scope_id, mapping, binding.line)
-    stated = _stated_binding(ctx, held)
-    item = subscript_item(stated.type_name) if stated is not None else ""
-    if stated is None or not item or not is_mapping(stated.type_name):
-        return None
-    found = type_value(ctx, ctx.file(stated.file_id), stated.scope_id, item, stated.line)
-    return found.via(held)
+    return _item_value(ctx, held, mappings_only=True)
 
 
 def _element_value(ctx: Context, callee: Value) -> Value:
