@@ -7,6 +7,8 @@ element type of what a loop iterates, and the lines a narrowing holds on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tree_sitter import Node
 
 from repolens.parse.defs import SymbolTable
@@ -24,23 +26,16 @@ from repolens.parse.text import expr_text, short_text, strip_generics
 from repolens.parse.types import type_refs
 
 
+@dataclass(slots=True)
 class BoundTypes:
     """Reads the type of each binding match of one file, in match order: an alias or a
     loop reads the bindings already made (``out.bindings``) above it."""
 
-    def __init__(
-        self,
-        spec: LanguageSpec,
-        src: bytes,
-        table: SymbolTable,
-        out: ParsedFile,
-        refs: list[Reference],
-    ) -> None:
-        self.spec = spec
-        self.src = src
-        self.table = table
-        self.out = out
-        self.refs = refs
+    spec: LanguageSpec
+    src: bytes
+    table: SymbolTable
+    out: ParsedFile
+    refs: list[Reference]  # annotations add their ``type_of`` references here
 
     def narrowed(self, caps: Captures, scope: int | None) -> tuple[int, int] | None:
         """The lines a narrowing holds on: through its block (``if isinstance(x, T):``),
