@@ -223,3 +223,58 @@ def test_an_element_of_a_typed_array_has_its_methods(tmp_path: Path, index_tree:
     )
     assert ("shut", "calls", "Conn.close", "src/kinds.ts") in found
     assert ("shut", "calls", "Pool.close", "src/kinds.ts") in found
+
+
+def test_methods_assigned_to_a_module_object_belong_to_it(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``var app = exports = module.exports = {}`` then ``app.init = function`` (express'
+    application, request and response): ``app`` is an object owning ``init``, ``this``
+    in its methods is ``app``, and a file requiring it reaches them. A variable of another
+    file holding a plain value gives no methods."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/application.js": "var app = exports = module.exports = {};\n"
+            "app.init = function init() {\n  this.set('a', 1);\n};\n"
+            "app.set = function set(key, value) {\n  return this;\n};\n",
+            "lib/request.js": "var req = Object.create(null);\nmodule.exports = req;\n"
+            "req.header = function header(name) {\n  return name;\n};\n"
+            "req.is = function is(type) {\n  return this.header(type);\n};\n",
+            "lib/other.js": "var settings = {};\nsettings.set = function (k) {};\n"
+            "module.exports = settings;\n",
+            "lib/use.js": "var proto = require('./application');\n"
+            "var request = require('./request');\n"
+            "function start() {\n  proto.init();\n  request.is('json');\n}\n"
+            "module.exports = start;\n",
+        },
+        index_tree,
+    )
+    assert ("app.init", "calls", "app.set", "lib/application.js") in found
+    assert ("req.is", "calls", "req.header", "lib/request.js") in found
+    assert ("start", "calls", "app.init", "lib/application.js") in found
+    assert ("start", "calls", "req.is", "lib/request.js") in found
+    assert ("app.init", "calls", "settings.set", "lib/other.js") not in found
+
+
+def test_an_object_literal_of_functions_is_an_object_with_methods(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``export const api = { get: (url) => ..., post: function () {}, put() {} }``: each
+    property holding a function is a method of ``api``, reached through ``api.get`` from
+    another file and through ``this`` inside. A bare call inside a method named like it
+    is the global function, not the method (an object's members are no scope)."""
+    found = edges(
+        tmp_path,
+        {
+            "src/api.ts": "export const api = {\n  get: (url: string) => url,\n"
+            "  post: function (url: string) { return this.get(url); },\n"
+            "  setTimeout(cb: () => void) { return setTimeout(cb, 1); },\n};\n",
+            "src/use.ts": "import { api } from './api';\n"
+            "export function load() {\n  return api.post('/x');\n}\n",
+        },
+        index_tree,
+    )
+    assert ("load", "calls", "api.post", "src/api.ts") in found
+    assert ("api.post", "calls", "api.get", "src/api.ts") in found
+    assert ("api.setTimeout", "calls", "api.setTimeout", "src/api.ts") not in found

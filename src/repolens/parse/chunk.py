@@ -29,11 +29,12 @@ SMALL_LINES = 10  # ...and one of them is this short (two real functions stay ap
 OVERLAP_LINES = 2
 CONTAINER_KINDS = frozenset(
     {"class", "struct", "interface", "trait", "protocol", "enum", "namespace", "module",
-     "component", "file"}
+     "object", "component", "file"}
 )  # fmt: skip
 _FAMILY = {
     **{kind: "type" for kind in ("class", "struct", "interface", "trait", "protocol", "enum",
-                                 "type_alias", "namespace", "module", "component")},
+                                 "type_alias", "namespace", "module", "object",
+                                 "component")},
     **{kind: "callable" for kind in ("function", "method", "constructor", "property", "macro",
                                      "route", "test")},
 }  # fmt: skip

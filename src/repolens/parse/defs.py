@@ -40,6 +40,7 @@ class _Entry:
     container: int | None = None  # enclosing entry, by byte range
     host: int | None = None  # an owner block's type entry, when defined here
     symbol: int | None = None  # index in the final symbol list
+    holds_object: bool = False  # a variable whose value is an object (``object_members``)
 
     def definition(self) -> Definition:
         name = self.name
@@ -128,6 +129,7 @@ def _entries(
         for caps in owners
         if "owner.alias" in caps
     }
+    objects = _objects(spec, src, defs)
     by_node: dict[int, _Entry] = {}
     for kind, caps in defs:
         node = caps["def." + kind][0]
@@ -137,7 +139,8 @@ def _entries(
         owner = caps.get("owner")
         owner_text = node_text(owner[0], src) if owner else None
         if "owner.var" in caps:
-            owner_text = aliases.get(node_text(caps["owner.var"][0], src))
+            var = node_text(caps["owner.var"][0], src)
+            owner_text = aliases.get(var, var if var in objects else None)
             if owner_text is None:
                 continue  # `obj.onload = function`: a property of some object, no method
         anchor = _anchor(node, spec.wrapper_types) if spec.wrapper_types else node
@@ -150,10 +153,34 @@ def _entries(
             owner=_type_head(spec, owner_text) if owner_text else None,
             returns=returns[0] if returns else None,
         )
+    for declarator, members in objects.values():
+        holder = by_node.get(declarator)
+        if holder is not None and holder.kind == "variable":
+            holder.holds_object = True
+        for name, node in members:
+            by_node.setdefault(node.id, _Entry(node, "method", name, node))
     entries = list(by_node.values())
     entries += [_owner_block(spec, src, caps) for caps in owners if "owner.alias" not in caps]
     entries.sort(key=lambda e: (e.node.start_byte, -e.node.end_byte))
     return entries
+
+
+def _objects(
+    spec: LanguageSpec, src: bytes, defs: list[tuple[str, Captures]]
+) -> dict[str, tuple[int, list[tuple[Node, Node]]]]:
+    """Top-level variables holding an object (``var app = {}``), by name: the node id
+    of each one's definition, and the (name, definition) nodes of its function-valued
+    properties, methods of the object."""
+    if spec.object_members is None:
+        return {}
+    found: dict[str, tuple[int, list[tuple[Node, Node]]]] = {}
+    for kind, caps in defs:
+        if kind == "variable" and "name" in caps:
+            node = caps["def.variable"][0]
+            members = spec.object_members(node, src)
+            if members is not None:
+                found[node_text(caps["name"][0], src)] = (node.id, members)
+    return found
 
 
 def _owner_block(spec: LanguageSpec, src: bytes, caps: Captures) -> _Entry:
@@ -208,6 +235,7 @@ def _attach_owned(entries: list[_Entry]) -> None:
     and becomes that class."""
     types: dict[tuple[int | None, str], int] = {}
     functions: dict[tuple[int | None, str], int] = {}
+    objects: dict[tuple[int | None, str], int] = {}
     for i, entry in enumerate(entries):
         if entry.name is None or entry.owner is not None:
             continue
@@ -215,13 +243,20 @@ def _attach_owned(entries: list[_Entry]) -> None:
             types.setdefault((entry.container, _text(entry.name)), i)
         elif entry.kind == "function":
             functions.setdefault((entry.container, _text(entry.name)), i)
+        elif entry.holds_object:
+            objects.setdefault((entry.container, _text(entry.name)), i)
     for entry in entries:  # first every promotion, so a base stated above its methods counts
+        if entry.kind == "method" and entry.container is not None:
+            _promote_object(entries[entry.container])  # `const api = { get() {} }`
         if entry.owner is None:
             continue
         key = (_scope(entry), entry.owner)
         if (entry.kind == "method" or entry.base) and key in functions and key not in types:
             types[key] = functions[key]
             entries[types[key]].kind = "class"
+        elif entry.kind == "method" and key in objects and key not in types:
+            types[key] = objects[key]  # `app.init = function`
+            _promote_object(entries[types[key]])
     for entry in entries:
         if entry.owner is None:
             continue
@@ -231,6 +266,12 @@ def _attach_owned(entries: list[_Entry]) -> None:
         elif host is not None:
             entry.container = host
             entry.owner = None  # the qualified name now comes from the parent
+
+
+def _promote_object(entry: _Entry) -> None:
+    """A variable holding an object that has methods is that object: their owner."""
+    if entry.holds_object:
+        entry.kind = "object"
 
 
 def _scope(entry: _Entry) -> int | None:

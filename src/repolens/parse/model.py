@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 SYMBOL_KINDS = frozenset(
     {
-        "file", "module", "namespace", "class", "struct", "interface", "trait", "protocol",
-        "enum", "enum_member", "function", "method", "constructor", "property", "field",
-        "variable", "constant", "type_alias", "macro", "route", "component", "test",
+        "file", "module", "namespace", "object", "class", "struct", "interface", "trait",
+        "protocol", "enum", "enum_member", "function", "method", "constructor", "property",
+        "field", "variable", "constant", "type_alias", "macro", "route", "component", "test",
     }
 )  # fmt: skip
 

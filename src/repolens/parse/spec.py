@@ -74,14 +74,19 @@ from repolens.parse.model import Symbol
 
 SCOPE_KINDS = frozenset(
     {
-        "module", "namespace", "class", "struct", "interface", "trait", "protocol", "enum",
-        "function", "method", "constructor", "property", "test", "component", "type_alias",
+        "module", "namespace", "object", "class", "struct", "interface", "trait", "protocol",
+        "enum", "function", "method", "constructor", "property", "test", "component",
+        "type_alias",
     }
 )  # fmt: skip
 """Kinds that can be the ``source`` of a reference or the ``scope`` of a binding."""
 
-TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum", "type_alias"})
-"""Kinds a method can be attached to by an ``@owner`` capture."""
+TYPE_KINDS = frozenset(
+    {"class", "struct", "interface", "trait", "protocol", "enum", "type_alias", "object"}
+)
+"""Kinds a method can be attached to by an ``@owner`` capture. An ``object`` is a variable
+holding methods (JavaScript's ``const api = { get() {} }``, ``app.init = function``): a
+singleton whose methods reach each other through ``this`` as a class's do."""
 
 FUNCTION_KINDS = frozenset({"function", "method", "constructor", "property", "test"})
 """Kinds whose locals are never exported."""
@@ -135,6 +140,7 @@ ExportHook = Callable[[Node, bytes], list[str]]
 TextHook = Callable[[str], str]
 EmbedHook = Callable[[Node, bytes], Embedded | None]  # None: not code worth extracting
 ExpandHook = Callable[[Node, bytes], list[RoleMatch]]
+ObjectHook = Callable[[Node, bytes], list[tuple[Node, Node]] | None]
 # a doc comment's stated types: ({parameter: type}, return type), for untyped languages
 DocTypesHook = Callable[[str], tuple[dict[str, str], str]]
 
@@ -181,6 +187,9 @@ class LanguageSpec:
     embedded: EmbedHook | None = None  # the language of each ``@embed`` capture
     doc_types: DocTypesHook | None = None  # JSDoc ``@param {T} x``: bindings, return types
     expand: ExpandHook | None = None  # the role matches of each ``@expand`` capture
+    # a top-level variable holding an object (``var app = {}``): the (name, definition)
+    # nodes of its function-valued properties; None when the value is no object
+    object_members: ObjectHook | None = None
     # When set, the file is itself a symbol of this kind (a Vue or Svelte ``component``)
     # named after its stem and spanning it; see ``Embedded.in_file_symbol``.
     file_symbol: str = ""

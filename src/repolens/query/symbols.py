@@ -22,7 +22,7 @@ from typing import Literal
 
 FILE_KIND = "file"
 CLASS_KINDS = frozenset(
-    {"class", "struct", "interface", "trait", "protocol", "enum", "component"}
+    {"class", "struct", "interface", "trait", "protocol", "enum", "component", "object"}
 )  # fmt: skip
 CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor", "new"})
 # Definitions an answer is usually about; variables and fields rank after them.

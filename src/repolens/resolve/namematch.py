@@ -26,15 +26,16 @@ from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, TYPE_KINDS, Re
 
 TIER_CONFIDENCE = (0.3, 0.4, 0.45, 0.5)  # elsewhere, imported file, same dir, same file
 METHOD_PENALTY = 0.15
+_DECLARED = CLASS_KINDS - {"object"}  # an object is a value: its name alone says nothing
 BARE_KINDS = {
-    "calls": frozenset({"function"}) | CLASS_KINDS,
-    "instantiates": CLASS_KINDS,
-    "extends": CLASS_KINDS,
-    "implements": CLASS_KINDS,
-    "type_of": TYPE_KINDS,
-    "returns": TYPE_KINDS,
-    "decorates": frozenset({"function"}) | CLASS_KINDS,
-    "references": frozenset({"function"}) | CLASS_KINDS,
+    "calls": frozenset({"function"}) | _DECLARED,
+    "instantiates": _DECLARED,
+    "extends": _DECLARED,
+    "implements": _DECLARED,
+    "type_of": TYPE_KINDS - {"object"},
+    "returns": TYPE_KINDS - {"object"},
+    "decorates": frozenset({"function"}) | _DECLARED,
+    "references": frozenset({"function"}) | _DECLARED,
 }
 # `obj.attr` used as a value is far more often a field than a method: only calls guess
 METHOD_KINDS = {"calls": FUNCTION_KINDS - {"function"}}

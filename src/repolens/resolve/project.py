@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from sys import intern
 
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum"})
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum", "object"})
 INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
 FUNCTION_KINDS = frozenset({"function", "method", "constructor", "test"})
 CALLABLE_KINDS = FUNCTION_KINDS | {"property"}  # bodies that run later than their definition

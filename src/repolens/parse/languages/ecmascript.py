@@ -7,7 +7,10 @@ Conventions decided here:
   and the constructor function ``Foo`` beside it a class), class fields (``field``; a field
   holding an arrow function is a ``method``), top-level ``const``/``let``/``var``
   (``constant`` when UPPER_CASE); in TypeScript also interfaces, type aliases, enums and
-  members, namespaces.
+  members, namespaces. A top-level variable holding an object with methods is an
+  ``object`` (their owner): ``const api = { get() {}, post: (url) => {} }``, or
+  ``var app = exports = module.exports = {}`` / ``Object.create(proto)`` followed by
+  ``app.init = function``; so is ``module.exports = { get() {} }`` (named ``exports``).
 - Exported: top-level declarations under ``export``, names in ``export { ... }``,
   ``module.exports = { ... }``, ``exports.a = a``; class members unless
   ``private``/``protected``/``#name``.
@@ -30,6 +33,7 @@ import re
 
 from tree_sitter import Node
 
+from repolens.parse.languages.ecmascript_assignments import declared_name
 from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec
 from repolens.parse.text import node_text
@@ -291,6 +295,8 @@ def _module_exports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     name = (
         value.child_by_field_name("name") if value is not None and value.type == "class" else value
     )
+    if name is None or name.type not in ("identifier", "type_identifier"):
+        name = declared_name(node)  # `var app = module.exports = {}`
     if name is None:
         return []
     local, own = node_text(name, src), own_module(path)
@@ -350,7 +356,9 @@ def exports(node: Node, src: bytes) -> list[str]:
         return []
     if right.type == "identifier":
         return [node_text(right, src)]
-    return _object_names(right, src) if right.type == "object" else []
+    holder = declared_name(node)  # `var app = module.exports = {}`
+    names = [node_text(holder, src)] if holder is not None else []
+    return names + _object_names(right, src) if right.type == "object" else names
 
 
 def _object_names(node: Node, src: bytes) -> list[str]:

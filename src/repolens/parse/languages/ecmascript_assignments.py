@@ -73,8 +73,8 @@ def _definitions(
     member: _Member, left: Node, right: Node, src: bytes, found: list[RoleMatch]
 ) -> None:
     """``exports.f = function``, ``Foo.prototype.bar = function``, ``obj.f = function``
-    (a method when ``obj`` is an alias of a prototype), ``Foo.prototype = { bar: function }``
-    and ``module.exports = { bar() {} }`` (an object that is a class)."""
+    (a method when ``obj`` is an alias of a prototype or an object), ``Foo.prototype = {
+    bar: function }`` and ``module.exports = { bar() {} }`` (an object named ``exports``)."""
     target, name = member.target, [member.prop]
     method = {"name": name, "def.method": [right]}
     if right.type in _FUNCTIONS and member.named:
@@ -93,8 +93,45 @@ def _definitions(
         for pair in right.named_children:
             if (key := _function_key(pair)) is not None:
                 found.append(("def.method", {"name": [key], "def.method": [pair]}))
-    if member.module_exports() and any(c.type == "method_definition" for c in right.children):
-        found.append(("def.class", {"name": name, "def.class": [right]}))
+    if (
+        member.module_exports()
+        and any(c.type == "method_definition" for c in right.children)
+        and declared_name(left) is None  # `const proto = module.exports = {}`: `proto` is it
+    ):
+        found.append(("def.object", {"name": name, "def.object": [right]}))
+
+
+def object_members(declarator: Node, src: bytes) -> list[tuple[Node, Node]] | None:
+    """The object a variable holds, as ``LanguageSpec.object_members`` says: ``{ get:
+    function () {} }``, ``exports = module.exports = {}`` (express' ``app``) or
+    ``Object.create(proto)`` (its ``req``), whose methods are assigned later."""
+    value = _assigned_value(declarator)
+    if value is None:
+        return None
+    if value.type == "object":
+        return [(key, pair) for pair in value.named_children if (key := _function_key(pair))]
+    function = value.child_by_field_name("function") if value.type == "call_expression" else None
+    if function is not None and _text(function, src) == b"Object.create":
+        return []
+    return None
+
+
+def declared_name(node: Node) -> Node | None:
+    """``app`` of ``var app = exports = module.exports = {}``, for each assignment in
+    the chain: the variable that holds the value too."""
+    while (parent := node.parent) is not None and parent.type == "assignment_expression":
+        node = parent
+    if parent is None or parent.type != "variable_declarator":
+        return None
+    return parent.child_by_field_name("name")
+
+
+def _assigned_value(declarator: Node) -> Node | None:
+    """The value at the end of ``x = a = b = value``."""
+    value = declarator.child_by_field_name("value")
+    while value is not None and value.type == "assignment_expression":
+        value = value.child_by_field_name("right")
+    return value
 
 
 def _function_key(pair: Node) -> Node | None:
@@ -138,8 +175,10 @@ def _module_exports(member: _Member, node: Node, right: Node, found: list[RoleMa
     """``module.exports = X`` (an import of the file itself, see ``ecmascript``, and an
     export list), ``exports.a = a`` and ``module.exports.a = a``."""
     if member.module_exports():
-        if right.type == "identifier" or (
-            right.type == "class" and right.child_by_field_name("name") is not None
+        if (
+            right.type == "identifier"
+            or (right.type == "class" and right.child_by_field_name("name") is not None)
+            or declared_name(node) is not None
         ):
             found.append(("import", {"import": [node]}))
         found.append(("exports", {"exports": [node]}))

@@ -6,7 +6,7 @@ See ``ecmascript`` for the conventions shared with TypeScript.
 from __future__ import annotations
 
 from repolens.parse.languages import ecmascript as es
-from repolens.parse.languages.ecmascript_assignments import assignment_matches
+from repolens.parse.languages.ecmascript_assignments import assignment_matches, object_members
 from repolens.parse.spec import LanguageSpec
 
 QUERY = (
@@ -33,6 +33,7 @@ SPEC = LanguageSpec(
     exports=es.exports,
     doc_types=es.jsdoc_types,
     expand=assignment_matches,
+    object_members=object_members,
     wrapper_types=es.WRAPPERS,
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"member_expression"}),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from repolens.parse.languages import ecmascript as es
-from repolens.parse.languages.ecmascript_assignments import assignment_matches
+from repolens.parse.languages.ecmascript_assignments import assignment_matches, object_members
 from repolens.parse.spec import LanguageSpec
 
 _RET = es.RETURNS_TS
@@ -111,6 +111,7 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         heritage=es.heritage,
         exports=es.exports,
         expand=assignment_matches,
+        object_members=object_members,
         clean_type=_clean_type,
         element_type=_element_type,
         wrapper_types=frozenset(
