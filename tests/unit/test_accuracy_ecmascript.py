@@ -229,7 +229,7 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:
     """``var app = exports = module.exports = {}`` then ``app.init = function`` (express'
-    application, request and response): ``app`` is an object owning ``init``, ``this``
+    application, request, response and router): ``app`` is an object owning ``init``, ``this``
     in its methods is ``app``, and a file requiring it reaches them. A variable of another
     file holding a plain value gives no methods."""
     found = edges(
@@ -241,6 +241,9 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
             "lib/request.js": "var req = Object.create(null);\nmodule.exports = req;\n"
             "req.header = function header(name) {\n  return name;\n};\n"
             "req.is = function is(type) {\n  return this.header(type);\n};\n",
+            "lib/router.js": "var proto = module.exports = function (options) {};\n"
+            "proto.param = function param(name) {};\n"
+            "proto.handle = function handle(req) {\n  this.param('id');\n};\n",
             "lib/other.js": "var settings = {};\nsettings.set = function (k) {};\n"
             "module.exports = settings;\n",
             "lib/use.js": "var proto = require('./application');\n"
@@ -254,13 +257,14 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
     assert ("req.is", "calls", "req.header", "lib/request.js") in found
     assert ("start", "calls", "app.init", "lib/application.js") in found
     assert ("start", "calls", "req.is", "lib/request.js") in found
+    assert ("proto.handle", "calls", "proto.param", "lib/router.js") in found
     assert ("app.init", "calls", "settings.set", "lib/other.js") not in found
 
 
 def test_an_object_literal_of_functions_is_an_object_with_methods(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:
-    """``export const api = { get: (url) => ..., post: function () {}, put() {} }``: each
+    """``export const api = { get: (url) => ..., post: function () {}, setTimeout() {} }``: each
     property holding a function is a method of ``api``, reached through ``api.get`` from
     another file and through ``this`` inside. A bare call inside a method named like it
     is the global function, not the method (an object's members are no scope)."""

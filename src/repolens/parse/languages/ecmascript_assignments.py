@@ -103,13 +103,16 @@ def _definitions(
 
 def object_members(declarator: Node, src: bytes) -> list[tuple[Node, Node]] | None:
     """The object a variable holds, as ``LanguageSpec.object_members`` says: ``{ get:
-    function () {} }``, ``exports = module.exports = {}`` (express' ``app``) or
-    ``Object.create(proto)`` (its ``req``), whose methods are assigned later."""
+    function () {} }``, ``exports = module.exports = {}`` (express' ``app``),
+    ``Object.create(proto)`` (its ``req``) or ``module.exports = function`` (its router's
+    ``proto``), whose methods are assigned later."""
     value = _assigned_value(declarator)
     if value is None:
         return None
     if value.type == "object":
         return [(key, pair) for pair in value.named_children if (key := _function_key(pair))]
+    if value.type in _FUNCTIONS and value is not declarator.child_by_field_name("value"):
+        return []  # `var proto = module.exports = function`; `var f = function` is `f()`
     function = value.child_by_field_name("function") if value.type == "call_expression" else None
     if function is not None and _text(function, src) == b"Object.create":
         return []
