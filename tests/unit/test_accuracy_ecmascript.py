@@ -282,3 +282,51 @@ def test_an_object_literal_of_functions_is_an_object_with_methods(
     assert ("load", "calls", "api.post", "src/api.ts") in found
     assert ("api.post", "calls", "api.get", "src/api.ts") in found
     assert ("api.setTimeout", "calls", "api.setTimeout", "src/api.ts") not in found
+
+
+def test_call_and_apply_of_a_function_call_it(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``Base.prototype.save.call(this, cb)``, ``methods.push.apply(this, arguments)`` and
+    ``helper.call(null, 1)`` (mongoose) call ``Base.save``, ``methods.push`` and
+    ``helper``; a class's own ``call`` method is still that method."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/base.js": "function Base() {}\n"
+            "Base.prototype.save = function save(cb) { return cb; };\n"
+            "function Child() {}\n"
+            "Child.prototype.save = function save(cb) {\n"
+            "  return Base.prototype.save.call(this, cb);\n};\n"
+            "const methods = { push(x) { return x; } };\n"
+            "function pushAll() { return methods.push.apply(this, arguments); }\n"
+            "function helper(a) { return a; }\n"
+            "function run() { return helper.call(null, 1); }\n"
+            "class Rpc { call(method) { return method; } }\n"
+            "function remote() { return new Rpc().call('ping'); }\n"
+            "module.exports = { Base, Child, pushAll, run, remote };\n",
+        },
+        index_tree,
+    )
+    assert ("Child.save", "calls", "Base.save", "lib/base.js") in found
+    assert ("pushAll", "calls", "methods.push", "lib/base.js") in found
+    assert ("run", "calls", "helper", "lib/base.js") in found
+    assert ("remote", "calls", "Rpc.call", "lib/base.js") in found
+
+
+def test_this_in_an_object_may_be_what_it_is_mixed_into(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``const docMethods = { reverse() { this.registerAtomic() } }`` mixed into arrays
+    that also get ``arrayMethods`` (mongoose): a member the object lacks is guessed by
+    name, as on an unknown receiver, rather than left unknown."""
+    found = edges(
+        tmp_path,
+        {
+            "lib/array.js": "const arrayMethods = {\n  registerAtomic(op) { return op; },\n};\n"
+            "module.exports = arrayMethods;\n",
+            "lib/docs.js": "const docMethods = {\n"
+            "  reverse() { this.registerAtomic('$set'); return this; },\n};\n"
+            "module.exports = docMethods;\n",
+        },
+        index_tree,
+    )
+    assert ("docMethods.reverse", "calls", "arrayMethods.registerAtomic", "lib/array.js") in found

@@ -103,6 +103,11 @@ class LanguageSpec:
     # t.len()`), a callee's (`let x = x.get()`) is not; not in Go, where a closure's
     # parameter follows its call on the line (`r.Get("/", func(r *http.Request) {`)
     line_patterns: bool = False
+    # methods every function has that call it (JavaScript's `f.call(self, x)`,
+    # `Base.prototype.m.apply(this, arguments)`): such a call of a function is its call
+    invokers: frozenset[str] = frozenset()
+    # the attribute of a class holding what its instances share (`Foo.prototype.save`)
+    prototype: str = ""
 
 
 @dataclass(slots=True)

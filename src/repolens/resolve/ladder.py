@@ -106,6 +106,8 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
     value = receivers.attribute(ctx, receiver, ref.name)
     if value.kind == "none" and receiver.kind == "instance":
         value = _extension(ctx, file, scope_id, ref, receiver) or value
+    if value.kind == "none" and _invoked(ctx, ref, receiver):
+        value = receiver  # `Base.prototype.save.call(this)` calls `Base.save`
     return value, receiver
 
 
@@ -124,6 +126,20 @@ def _receiver(
     if ctx.line_choices == choices and ctx.cycles.cuts == cuts:
         ctx.receivers[key] = value
     return value
+
+
+def _invoked(ctx: Context, ref: RefRow, receiver: Value) -> bool:
+    """Whether ``ref`` calls the function its receiver names through a method every
+    function has (``LanguageSpec.invokers``)."""
+    spec = ctx.spec_of.get(ref.file_id)
+    return (
+        spec is not None
+        and ref.name in spec.invokers
+        and ref.kind == "calls"
+        and receiver.kind == "symbol"
+        and receiver.sym is not None
+        and receiver.sym.kind in CALLABLE_KINDS
+    )
 
 
 def _extension(
@@ -215,9 +231,18 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
                 value = namematch.match(ctx, ref, spec, method=False)
             if value.reason == "unknown" and _may_be_local(ctx, ref):
                 value = NONE_DYNAMIC  # a parameter or local variable: known only at run time
-        elif receiver is not None and receiver.kind == "none" and receiver.reason in GUESSABLE:
+        elif receiver is not None and (
+            (receiver.kind == "none" and receiver.reason in GUESSABLE) or _mixed_in(receiver)
+        ):
             value = namematch.match(ctx, ref, spec, method=True)
     return finish(ctx, ref, value)
+
+
+def _mixed_in(receiver: Value) -> bool:
+    """An object (``const methods = { ... }``) lacking a member: its methods are mixed
+    into other values (``Object.assign(arr, methods)``), so ``this`` in them may be any
+    of those, and the member another's."""
+    return receiver.sym is not None and receiver.sym.kind == "object"
 
 
 def _may_be_local(ctx: Context, ref: RefRow) -> bool:
@@ -253,8 +278,8 @@ def finish(ctx: Context, ref: RefRow, value: Value) -> Outcome:
     sym, kind = value.sym, ref.kind
     hit = Hit(sym, kind, round(value.confidence, 3), value.provenance)
     if sym.kind in CLASS_KINDS:
-        if kind in ("calls", "instantiates"):
-            return Outcome(_instantiation(ctx, hit))
+        if kind == "instantiates" or (kind == "calls" and sym.kind != "object"):
+            return Outcome(_instantiation(ctx, hit))  # an object called is a function
         source = ctx.project.syms.get(ref.source_id)
         in_class = source is not None and source.kind not in INTERFACE_KINDS
         if kind == "extends" and sym.kind in INTERFACE_KINDS and in_class:

@@ -104,8 +104,8 @@ def _misnamed(ctx: Context, sym: Sym, receiver: str | None, spec: LanguageSpec) 
         return False
     word = receiver.lower().strip("_$")
     owner = ctx.project.syms.get(sym.parent_id) if sym.parent_id is not None else None
-    if len(word) < 3 or owner is None or owner.kind not in CLASS_KINDS:
-        return False
+    if len(word) < 3 or owner is None or owner.kind not in _DECLARED:
+        return False  # an object's name (`methods`, `proto`) says nothing of its holders
     cls = owner.name.lower()
     return not (_names(word, cls) or word.startswith(cls))  # `helper` holds a `Help`
 
@@ -126,7 +126,7 @@ def _named_by(ctx: Context, placed: list[Placed], receiver: str) -> list[Placed]
     exact: list[Placed] = []  # `command` names `Command` before `CommandCollection`
     for candidate in placed:
         owner = syms.get(candidate[0].parent_id) if candidate[0].parent_id is not None else None
-        cls = owner.name.lower() if owner is not None and owner.kind in CLASS_KINDS else ""
+        cls = owner.name.lower() if owner is not None and owner.kind in _DECLARED else ""
         if cls and _names(word, cls):
             named.append(candidate)
             if cls == word:

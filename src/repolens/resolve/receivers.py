@@ -245,6 +245,8 @@ def attribute(ctx: Context, value: Value, name: str) -> Value:
     if value.kind == "module" and value.module is not None:
         found = members.module_member(ctx, value.module, name)
         return found.via(value) if found is not None else NONE_UNKNOWN
+    if value.kind == "class" and value.sym is not None and _is_prototype(ctx, value.sym, name):
+        return Value("instance", sym=value.sym).via(value)
     if value.kind in ("class", "instance", "super") and value.sym is not None:
         found = members.class_member(ctx, value.sym, name, skip_self=value.kind == "super")
         if found is None and value.kind != "class":
@@ -258,6 +260,11 @@ def attribute(ctx: Context, value: Value, name: str) -> Value:
         inner = ctx.project.members.get(value.sym.id, {}).get(name)
         return members.symbol_value(inner[-1]).via(value) if inner else NONE_UNKNOWN
     return value if value.kind == "none" else NONE_UNKNOWN
+
+
+def _is_prototype(ctx: Context, cls: Sym, name: str) -> bool:
+    spec = ctx.spec_of.get(cls.file_id)
+    return spec is not None and name == spec.prototype != ""
 
 
 def missing_member(ctx: Context, cls: Sym) -> Value:

@@ -186,4 +186,6 @@ SPEC = LanguageSpec(
     exported_only=True,
     bare_name_match=True,
     super_calls_constructor=True,
+    invokers=frozenset({"call", "apply"}),
+    prototype="prototype",
 )
