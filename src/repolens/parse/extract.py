@@ -17,6 +17,7 @@ from tree_sitter import Node, QueryCursor
 from repolens.parse.bound_types import BoundTypes
 from repolens.parse.defs import SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
+from repolens.parse.generics import without_type_parameters
 from repolens.parse.model import (
     TYPE_BOUND,
     Binding,
@@ -115,6 +116,7 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     rest: list[RoleMatch] = []
     embeds: list[Node] = []
     assigned: list[Captures] = []
+    type_params: list[Node] = []
     for role, caps in _role_matches(grammar, src, root, out):
         if role[:4] == "def.":
             defs.append((role[4:], caps))
@@ -128,6 +130,8 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
             owners.append(caps)
         elif role == "local":
             assigned.append(caps)
+        elif role == "type_param":
+            type_params.append(caps[role][0])
         else:
             rest.append((role, caps))
     trivia = Trivia(src, comments, decorations)
@@ -144,7 +148,7 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
             handlers[role](role, caps)
         except Exception as exc:  # one odd node costs one record, not the file
             out.error = out.error or f"extraction partial: {role}: {type(exc).__name__}: {exc}"
-    out.references = refs
+    out.references = without_type_parameters(table, refs, type_params, src, grammar.spec.separator)
     engine.mark_exports()
     if grammar.spec.element_type is not None:
         _yields(grammar.spec.element_type, out)

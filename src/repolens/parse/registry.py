@@ -46,7 +46,7 @@ _local = threading.local()
 _ROLES = frozenset(
     {
         "call", "new", "ref", "bind", "type_of", "import", "exports", "owner", "comment",
-        "decoration", "embed", "expand", "local",
+        "decoration", "embed", "expand", "local", "type_param",
     }
 )  # fmt: skip
 _CAPTURE = re.compile(rb"@([\w.]+)")

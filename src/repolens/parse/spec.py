@@ -43,6 +43,8 @@ plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
                  in that function (or a closure in it) is the local, and is not recorded,
                  as for parameters (see ``params``). An extra ``@global`` capture marks a
                  name declared ``global``/``nonlocal`` there, which stays a reference.
+``@type_param``  the name of a type parameter (``<TData>``, ``infer E``): type references
+                 to it in its declaration name no symbol and are dropped (``generics``).
 ``@expand``      a node whose meaning a hook reads better than patterns would say it:
                  ``LanguageSpec.expand`` gives its matches of the other roles, as the
                  patterns would have (an ECMAScript assignment: ``exports.f = function``,

@@ -37,6 +37,7 @@ _FIRST = "left: (expression_list . (identifier) @name)"
 
 QUERY = f"""
 (function_declaration name: (identifier) @name {_RESULT}) @def.function
+(type_parameter_declaration name: (identifier) @type_param)
 (method_declaration receiver: (parameter_list (parameter_declaration type: (_) @owner))
   name: (field_identifier) @name {_RESULT}) @def.method
 (type_spec name: (type_identifier) @name type: (struct_type)) @def.struct

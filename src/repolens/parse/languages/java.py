@@ -58,6 +58,7 @@ QUERY = f"""
 (field_declaration type: (_) @bind.type declarator: (variable_declarator
   name: (identifier) @name)) @bind
 (type_parameter (type_identifier) @name (type_bound . (type_identifier) @bind.bound)) @bind
+(type_parameter (type_identifier) @type_param)
 (local_variable_declaration type: (_) @bind.type declarator: (variable_declarator
   name: (identifier) @name) {_NOT_VAR}) @bind
 (local_variable_declaration type: (type_identifier) @_var declarator: (variable_declarator

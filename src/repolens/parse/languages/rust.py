@@ -90,6 +90,7 @@ QUERY = f"""
 (field_initializer value: [(identifier) (scoped_identifier)] @ref)
 
 (let_declaration {_PAT} type: (_) @bind.type) @bind
+(type_parameter name: (type_identifier) @type_param)
 [(type_parameter name: (type_identifier) @name
    bounds: (trait_bounds . (type_identifier) @bind.bound))
  (where_predicate left: (type_identifier) @name

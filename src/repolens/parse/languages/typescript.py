@@ -36,6 +36,9 @@ QUERY = (
 (type_alias_declaration value: (object_type (property_signature name: (_) @name) @def.field))
 
 (variable_declarator name: (identifier) @name {_TYPED}) @bind
+(type_parameter name: (type_identifier) @type_param)
+(infer_type . (type_identifier) @type_param)
+(mapped_type_clause name: (type_identifier) @type_param)
 (type_parameter name: (type_identifier) @name constraint: (constraint
   [(type_identifier) @bind.bound (generic_type name: (type_identifier) @bind.bound)])) @bind
 [(required_parameter pattern: (identifier) @name {_TYPED})
