@@ -102,7 +102,8 @@ def test_a_type_from_outside_the_project_is_not_guessed(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:
     """``Vector v`` under ``import java.util.*``: ``v.addElement`` is the JDK's, never the
-    project's ``Bag.addElement`` by name; a project type still resolves."""
+    project's ``Bag.addElement`` by name, and ``Vector`` itself is outside the project; a
+    project type still resolves."""
     found = java_edges(
         tmp_path,
         {
@@ -124,7 +125,12 @@ def test_a_type_from_outside_the_project_is_not_guessed(
         reasons = conn.execute(
             "SELECT reason FROM refs WHERE name = 'addElement' AND receiver = 'v'"
         ).fetchall()
+        vectors = conn.execute(
+            "SELECT DISTINCT kind, reason FROM refs WHERE name = 'Vector' ORDER BY kind"
+        ).fetchall()
     finally:
         conn.close()
     assert [r[0] for r in rows] == ["resolved-type"]
     assert [r[0] for r in reasons] == ["external"]
+    # the type itself, named under a library's wildcard import: outside, not unknown
+    assert [tuple(r) for r in vectors] == [("instantiates", "external"), ("type_of", "external")]

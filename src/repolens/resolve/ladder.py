@@ -30,6 +30,7 @@ from repolens.resolve.project import (
 ALIAS_KINDS = frozenset({"variable", "constant"})  # `StyleType = Union[str, Style]`
 GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing states
 TYPE_REFS = frozenset({"type_of", "returns", "extends", "implements"})
+NAMED_TYPES = TYPE_REFS | {"instantiates"}  # references that name a type
 DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
     # a module-level name bound to a made function (`parseAsync = _parseAsync(err)`,
@@ -231,6 +232,8 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
                 value = namematch.match(ctx, ref, spec, method=False)
             if value.reason == "unknown" and _may_be_local(ctx, ref):
                 value = NONE_DYNAMIC  # a parameter or local variable: known only at run time
+            elif value.reason == "unknown" and _from_library(ctx, ref):
+                value = NONE_EXTERNAL
         elif receiver is not None and (
             (receiver.kind == "none" and receiver.reason in GUESSABLE) or _mixed_in(receiver)
         ):
@@ -245,10 +248,21 @@ def _mixed_in(receiver: Value) -> bool:
     return receiver.sym is not None and receiver.sym.kind == "object"
 
 
+def _from_library(ctx: Context, ref: RefRow) -> bool:
+    """Whether an unknown type name may come from a library's wildcard import: ``URL``
+    after Java's ``import java.net.*;``."""
+    return ref.kind in NAMED_TYPES and any(
+        imp.is_wildcard and members.import_target(ctx, imp).reason == "external"
+        for imp in ctx.project.imports.get(ref.file_id, ())
+    )
+
+
 def _may_be_local(ctx: Context, ref: RefRow) -> bool:
     """Whether an unknown bare name may be a parameter or local variable: a value used
     inside a function, never a type (``Dynamic ry`` names a class even in a method)."""
-    return ref.kind not in TYPE_REFS and _enclosing(ctx, ref.source_id, CALLABLE_KINDS) is not None
+    if ref.kind in NAMED_TYPES:
+        return False
+    return _enclosing(ctx, ref.source_id, CALLABLE_KINDS) is not None
 
 
 def base_value(ctx: Context, ref: RefRow) -> Value:
