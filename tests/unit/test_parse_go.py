@@ -127,3 +127,22 @@ def test_syntax_error_keeps_the_rest() -> None:
     parsed = parse_source("bad.go", "go", src)
     assert parsed.has_errors
     assert "Good" in {s.name for s in parsed.symbols}
+
+
+def test_locals_passed_as_values_are_no_references() -> None:
+    """``h(w, r)`` inside a closure, ``mux := ...`` then ``use(mux)``, a range variable and
+    a type switch's variable are locals; a package function passed by name still is a
+    reference (``http.HandleFunc("/", index)``)."""
+    source = (
+        "package web\n\nfunc index(w Writer, r *Request) {}\n\n"
+        "func Routes(h Handler) {\n"
+        "\tmux := NewMux()\n\tuse(mux)\n"
+        '\tHandleFunc("/", index)\n'
+        '\tHandleFunc("/x", func(w Writer, r *Request) { h(w, r) })\n'
+        "\tfor _, route := range routes {\n\t\tadd(route)\n\t}\n"
+        "\tswitch v := any(h).(type) {\n\tdefault:\n\t\tkeep(v)\n\t}\n}\n"
+    )
+    parsed = parse_source("web.go", "go", source.encode())
+    values = {ref.name for ref in parsed.references if ref.kind == "references"}
+    assert "index" in values
+    assert not values & {"w", "r", "mux", "route", "v"}

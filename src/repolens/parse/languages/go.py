@@ -19,6 +19,9 @@ Conventions decided here:
   ``(c *Command, err error)`` returns ``(*Command, error)``.
 - Imports: ``import alias "path"`` -> Import(module=path, alias=alias); a dot import is a
   wildcard; ``name`` is always None (a Go import binds a whole package).
+- Locals (``@local``): names a function declares (``x :=``, ``var x``, ``for k, v :=
+  range``, a type switch's ``v :=``) and a closure's parameters, so that passing one
+  (``h(w, r)``) records no reference: they were a fifth of chi's references.
 """
 
 from __future__ import annotations
@@ -59,6 +62,11 @@ QUERY = f"""
 (composite_literal type: (generic_type type: (type_identifier) @name)) @new
 
 (argument_list [(identifier) (selector_expression)] @ref)
+[(short_var_declaration left: (expression_list (identifier) @local))
+ (var_spec name: (identifier) @local)
+ (range_clause left: (expression_list (identifier) @local))
+ (type_switch_statement alias: (expression_list (identifier) @local))
+ (func_literal parameters: (parameter_list (parameter_declaration name: (identifier) @local)))]
 (keyed_element value: (literal_element [(identifier) (selector_expression)] @ref))
 
 (short_var_declaration {_FIRST}
