@@ -330,3 +330,27 @@ def test_this_in_an_object_may_be_what_it_is_mixed_into(
         index_tree,
     )
     assert ("docMethods.reverse", "calls", "arrayMethods.registerAtomic", "lib/array.js") in found
+
+
+def test_a_local_passed_as_a_value_is_not_a_project_function(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``const first = args[0]; isArray(first)`` and ``list.map((type) => use(type))``
+    (rxjs, superagent): the local or callback parameter is meant, never the project's
+    ``first`` operator or ``type`` function; a function passed by name still is one."""
+    found = edges(
+        tmp_path,
+        {
+            "src/first.ts": "export function first<T>(xs: T[]): T { return xs[0]; }\n",
+            "src/type.ts": "export function type(x: unknown): string { return typeof x; }\n",
+            "src/use.ts": "import { first } from './first';\nimport { type } from './type';\n"
+            "export function pick(args: unknown[], use: (x: unknown) => void) {\n"
+            "  const first = args[0];\n  use(first);\n"
+            "  args.map((type) => use(type));\n  return args.map(type);\n}\n",
+        },
+        index_tree,
+        kinds=("references",),
+    )
+    assert ("pick", "references", "type", "src/type.ts") in found
+    assert ("pick", "references", "first", "src/first.ts") not in found
+    assert len([e for e in found if e[:3] == ("pick", "references", "type")]) == 1

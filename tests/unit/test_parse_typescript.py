@@ -92,7 +92,7 @@ def test_ts_references(ts: ParsedFile) -> None:
     assert ("Injectable", None, idx["Service"]) in of_kind(ts, "decorates")
     values = of_kind(ts, "references")
     assert {("onSaved", None, run), ("onClick", "this", run), ("finish", None, run)} <= values
-    assert ("runner", None, run) in values  # shorthand `{ runner }`
+    assert ("runner", None, run) not in values  # `{ runner }` of a `const runner`: a local
     assert {("Result", None, run), ("Result", None, idx["Runner.run"])} <= of_kind(ts, "returns")
     type_of = {r.name for r in ts.references if r.kind == "type_of"}
     assert {"Repo", "Store", "Job", "Options", "Request"} <= type_of
@@ -169,14 +169,16 @@ def test_tsx_components() -> None:
     src = b"""import React from 'react';
 export function App({ user }: Props): JSX.Element {
   const [x, setX] = useState(0);
-  return <Layout title={user.name}><Avatar user={user} onPick={setX} /></Layout>;
+  return <Layout title={user.name}><Avatar user={user} onPick={pick} onSet={setX} /></Layout>;
 }
 """
     parsed = parse_source("src/App.tsx", "tsx", src)
     assert [(s.kind, s.name, s.is_exported) for s in parsed.symbols] == [("function", "App", True)]
     calls = {r.name for r in parsed.references if r.kind == "calls"}
     assert {"Layout", "Avatar", "useState"} <= calls
-    assert "setX" in {r.name for r in parsed.references if r.kind == "references"}
+    values = {r.name for r in parsed.references if r.kind == "references"}
+    assert "pick" in values
+    assert "setX" not in values  # `const [x, setX] = ...`: a local
     assert Binding(0, "user", "Props", 2) not in parsed.bindings  # destructured, not bound
     assert parsed.imports == [Import("react", 1, name="default", alias="React")]
 

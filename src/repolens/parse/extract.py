@@ -227,6 +227,7 @@ class _Matches:
         self.parameters: dict[int, frozenset[str]] = {}  # function symbol -> its parameters
         self.assigned: dict[int, set[str]] = {}  # function symbol -> names it assigns
         self.globals: dict[int, set[str]] = {}  # function symbol -> names declared global
+        self.closures: dict[str, list[tuple[int, int]]] = {}  # name -> bytes it is a parameter
         self.defined: set[str] | None = None  # names of this file's symbols, when needed
 
     def handlers(self) -> dict[str, Callable[[str, Captures], None]]:
@@ -310,19 +311,44 @@ class _Matches:
             return
         name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
         source = self.table.enclosing(start)
-        if receiver is None and self._is_local(source, name):
+        if receiver is None and (self._in_closure(name, start) or self._is_local(source, name)):
             return  # only ever a local (see ``params``)
         row, col = node.start_point
         self.refs.append(Reference("references", name, row + 1, col, receiver, source))
 
     def note_locals(self, matches: list[Captures]) -> None:
-        """Record the names each function assigns (``@local``) or declares global."""
+        """Record the names each function assigns (``@local``) or declares global; one
+        declared in a closure (``LanguageSpec.closure_types``) holds in that closure only."""
         for caps in matches:
             node = caps["local"][0]
+            closure = self._closure_around(node)
+            if closure is not None:
+                spans = self.closures.setdefault(node_text(node, self.src), [])
+                spans.append((closure.start_byte, closure.end_byte))
+                continue
             scope = self.table.enclosing(node.start_byte)
             if scope is not None:
                 names = self.globals if "global" in caps else self.assigned
                 names.setdefault(scope, set()).add(node_text(node, self.src))
+
+    def _closure_around(self, node: Node) -> Node | None:
+        """The innermost closure (no symbol: ``items.map((item) => ...)``) holding
+        ``node`` inside the symbol that holds it, if any."""
+        types = self.spec.closure_types
+        if not types:
+            return None
+        symbol = self.table.enclosing(node.start_byte)
+        stop = self.table.nodes[symbol].id if symbol is not None else None
+        parent = node.parent
+        while parent is not None and parent.id != stop:
+            if parent.type in types:
+                return parent
+            parent = parent.parent
+        return None
+
+    def _in_closure(self, name: str, at: int) -> bool:
+        """Whether ``name`` at byte ``at`` is a parameter of a closure around it."""
+        return any(start <= at < end for start, end in self.closures.get(name, ()))
 
     def _is_local(self, scope: int | None, name: str) -> bool:
         """Whether ``name`` in ``scope`` is a parameter or assigned local of it or of a

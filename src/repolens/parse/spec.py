@@ -38,11 +38,14 @@ plain name bound in a class scope is also bound as ``<self_prefix>.<name>``.
 ``@decoration``  a decorator, annotation or attribute (attached by position, ``trivia``).
 ``@exports``     an explicit export list (``__all__``, ``export {a}``), handed to
                  ``LanguageSpec.exports``; listed top-level symbols become exported.
-``@local``       a name a function assigns, in a language whose functions scope every
-                 local over their whole body (Python): a value reference to it anywhere
-                 in that function (or a closure in it) is the local, and is not recorded,
-                 as for parameters (see ``params``). An extra ``@global`` capture marks a
-                 name declared ``global``/``nonlocal`` there, which stays a reference.
+``@local``       a name a function assigns or declares (Python, Go, ECMAScript): a value
+                 reference to it anywhere in that function (or a closure in it) is the
+                 local, and is not recorded, as for parameters (see ``params``). Block
+                 scopes are not told apart: a name declared in one block and meant as a
+                 global in another is rare enough; a closure's are told apart (a
+                 callback's ``item`` holds in the callback: ``closure_types``). An extra
+                 ``@global`` capture marks a name declared ``global``/``nonlocal`` there,
+                 which stays a reference.
 ``@type_param``  the name of a type parameter (``<TData>``, ``infer E``): type references
                  to it in its declaration name no symbol and are dropped (``generics``).
 ``@expand``      a node whose meaning a hook reads better than patterns would say it:
@@ -192,6 +195,9 @@ class LanguageSpec:
     # a top-level variable holding an object (``var app = {}``): the (name, definition)
     # nodes of its function-valued properties; None when the value is no object
     object_members: ObjectHook | None = None
+    # anonymous functions (arrow functions, Go's func literals): a ``@local`` inside one
+    # holds there only, not in the whole function around it
+    closure_types: frozenset[str] = frozenset()
     # When set, the file is itself a symbol of this kind (a Vue or Svelte ``component``)
     # named after its stem and spanning it; see ``Embedded.in_file_symbol``.
     file_symbol: str = ""

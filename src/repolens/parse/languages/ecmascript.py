@@ -118,6 +118,24 @@ JSX = """
 (jsx_expression [(identifier) (member_expression)] @ref)
 """
 
+LOCALS = """
+[(variable_declarator name: (identifier) @local)
+ (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @local))
+ (variable_declarator name: (array_pattern (identifier) @local))
+ (for_in_statement left: (identifier) @local)
+ (catch_clause parameter: (identifier) @local)
+ (arrow_function parameter: (identifier) @local)
+ {parameters}]
+"""
+"""Names a function declares (``const``, ``let``, destructuring, loop and ``catch``
+variables, a callback's parameters): passed as values (``use(item)``, ``{ data, error
+}``) they are locals, not references. ``{parameters}``: how the dialect writes one."""
+JS_PARAMETERS = """(formal_parameters (identifier) @local)
+ (formal_parameters (assignment_pattern left: (identifier) @local))"""
+TS_PARAMETERS = """(required_parameter pattern: (identifier) @local)
+ (optional_parameter pattern: (identifier) @local)"""
+CLOSURES = frozenset({"arrow_function", "function_expression", "generator_function"})
+
 _CALLEE = '[(identifier) (member_expression)] @bind.call (#not-any-of? @bind.call "require")'
 
 # One pattern per binding site, its kinds of value as alternatives: a pattern costs its

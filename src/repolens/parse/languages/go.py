@@ -66,7 +66,7 @@ QUERY = f"""
  (var_spec name: (identifier) @local)
  (range_clause left: (expression_list (identifier) @local))
  (type_switch_statement alias: (expression_list (identifier) @local))
- (func_literal parameters: (parameter_list (parameter_declaration name: (identifier) @local)))]
+ (parameter_declaration name: (identifier) @local)]
 (keyed_element value: (literal_element [(identifier) (selector_expression)] @ref))
 
 (short_var_declaration {_FIRST}
@@ -227,6 +227,7 @@ SPEC = LanguageSpec(
     clean_type=_clean_type,
     element_type=_element_type,
     wrapper_types=frozenset({"type_declaration"}),
+    closure_types=frozenset({"func_literal"}),
     name_types=frozenset({"type_identifier"}),
     qualified_types=frozenset({"qualified_type"}),
     builtin_types=_BUILTIN_TYPES,

@@ -20,6 +20,7 @@ QUERY = (
     + es.CALLS
     + es.JSX
     + es.BINDINGS.format(untyped="")
+    + es.LOCALS.format(parameters=es.JS_PARAMETERS)
 )
 
 SPEC = LanguageSpec(
@@ -34,6 +35,7 @@ SPEC = LanguageSpec(
     doc_types=es.jsdoc_types,
     expand=assignment_matches,
     object_members=object_members,
+    closure_types=es.CLOSURES,
     wrapper_types=es.WRAPPERS,
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"member_expression"}),

@@ -60,6 +60,7 @@ QUERY = (
 """
     + es.CALLS
     + es.BINDINGS.format(untyped="!type")
+    + es.LOCALS.format(parameters=es.TS_PARAMETERS)
 )
 
 
@@ -115,6 +116,7 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         exports=es.exports,
         expand=assignment_matches,
         object_members=object_members,
+        closure_types=es.CLOSURES,
         clean_type=_clean_type,
         element_type=_element_type,
         wrapper_types=frozenset(
