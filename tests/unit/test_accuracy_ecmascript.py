@@ -230,8 +230,9 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
 ) -> None:
     """``var app = exports = module.exports = {}`` then ``app.init = function`` (express'
     application, request, response and router): ``app`` is an object owning ``init``, ``this``
-    in its methods is ``app``, and a file requiring it reaches them. A variable of another
-    file holding a plain value gives no methods."""
+    in its methods is ``app``, and a file requiring it reaches them; ``req.get =
+    req.header = function`` defines both names. A variable of another file holding a plain
+    value gives no methods."""
     found = edges(
         tmp_path,
         {
@@ -239,8 +240,9 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
             "app.init = function init() {\n  this.set('a', 1);\n};\n"
             "app.set = function set(key, value) {\n  return this;\n};\n",
             "lib/request.js": "var req = Object.create(null);\nmodule.exports = req;\n"
-            "req.header = function header(name) {\n  return name;\n};\n"
-            "req.is = function is(type) {\n  return this.header(type);\n};\n",
+            "req.get =\nreq.header = function header(name) {\n  return name;\n};\n"
+            "req.is = function is(type) {\n  return this.header(type);\n};\n"
+            "req.accepts = function accepts() {\n  return this.get('Accept');\n};\n",
             "lib/router.js": "var proto = module.exports = function (options) {};\n"
             "proto.param = function param(name) {};\n"
             "proto.handle = function handle(req) {\n  this.param('id');\n};\n",
@@ -258,6 +260,7 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
     assert ("start", "calls", "app.init", "lib/application.js") in found
     assert ("start", "calls", "req.is", "lib/request.js") in found
     assert ("proto.handle", "calls", "proto.param", "lib/router.js") in found
+    assert ("req.accepts", "calls", "req.get", "lib/request.js") in found  # `get = header =`
     assert ("app.init", "calls", "settings.set", "lib/other.js") not in found
 
 

@@ -76,10 +76,14 @@ def _definitions(
     (a method when ``obj`` is an alias of a prototype or an object), ``Foo.prototype = {
     bar: function }`` and ``module.exports = { bar() {} }`` (an object named ``exports``)."""
     target, name = member.target, [member.prop]
-    method = {"name": name, "def.method": [right]}
-    if right.type in _FUNCTIONS and member.named:
+    value = _chain_end(right)
+    # `res.set = res.header = function`: `header` is the function, `set` another name
+    # for it, defined where it is written (a node that holds no code)
+    defined = right if value is right else left
+    method = {"name": name, "def.method": [defined]}
+    if value.type in _FUNCTIONS and member.named:
         if member.target_is(b"exports"):
-            found.append(("def.function", {"name": name, "def.function": [right]}))
+            found.append(("def.function", {"name": name, "def.function": [defined]}))
         if target.type == "member_expression":
             inner = _member(target, src)
             owner = inner.prototype_of() if inner is not None else None
@@ -134,6 +138,16 @@ def _assigned_value(declarator: Node) -> Node | None:
     value = declarator.child_by_field_name("value")
     while value is not None and value.type == "assignment_expression":
         value = value.child_by_field_name("right")
+    return value
+
+
+def _chain_end(value: Node) -> Node:
+    """The value a chain of assignments assigns (``value`` itself when no chain)."""
+    while value.type == "assignment_expression":
+        right = value.child_by_field_name("right")
+        if right is None:
+            break
+        value = right
     return value
 
 
