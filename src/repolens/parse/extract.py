@@ -18,6 +18,7 @@ from repolens.parse.bound_types import BoundTypes
 from repolens.parse.defs import SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.generics import without_type_parameters
+from repolens.parse.locals import Locals
 from repolens.parse.model import (
     TYPE_BOUND,
     Binding,
@@ -25,7 +26,6 @@ from repolens.parse.model import (
     ParsedFile,
     Reference,
 )
-from repolens.parse.params import parameter_names
 from repolens.parse.registry import Grammar, failure, get_grammar, get_parser
 from repolens.parse.spec import (
     FUNCTION_KINDS,
@@ -37,7 +37,6 @@ from repolens.parse.spec import (
 )
 from repolens.parse.text import (
     expr_text,
-    node_text,
     short_text,
     split_last,
     split_qualified,
@@ -141,7 +140,7 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     if grammar.spec.doc_types is not None:
         _doc_bindings(grammar.spec.doc_types, out)
     engine = _Matches(grammar.spec, src, table, out, refs)
-    engine.note_locals(assigned)  # before any reference: a use may precede the assignment
+    engine.locals.note(assigned)  # before any reference: a use may precede the assignment
     handlers = engine.handlers()
     for role, caps in rest:
         try:
@@ -224,11 +223,7 @@ class _Matches:
         self.aliases: dict[tuple[int, str], str] = {}
         self.type_variables: set[str] = set()  # `<T extends Node>`: `x: T` is worth binding
         self.types = BoundTypes(spec, src, table, out, refs)
-        self.parameters: dict[int, frozenset[str]] = {}  # function symbol -> its parameters
-        self.assigned: dict[int, set[str]] = {}  # function symbol -> names it assigns
-        self.globals: dict[int, set[str]] = {}  # function symbol -> names declared global
-        self.closures: dict[str, list[tuple[int, int]]] = {}  # name -> bytes it is a parameter
-        self.defined: set[str] | None = None  # names of this file's symbols, when needed
+        self.locals = Locals(spec, src, table)
 
     def handlers(self) -> dict[str, Callable[[str, Captures], None]]:
         """The method for each role. Patterns of one role must never match the same node
@@ -311,69 +306,10 @@ class _Matches:
             return
         name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
         source = self.table.enclosing(start)
-        if receiver is None and (self._in_closure(name, start) or self._is_local(source, name)):
+        if receiver is None and self.locals.holds(source, name, start):
             return  # only ever a local (see ``params``)
         row, col = node.start_point
         self.refs.append(Reference("references", name, row + 1, col, receiver, source))
-
-    def note_locals(self, matches: list[Captures]) -> None:
-        """Record the names each function assigns (``@local``) or declares global; one
-        declared in a closure (``LanguageSpec.closure_types``) holds in that closure only."""
-        for caps in matches:
-            node = caps["local"][0]
-            closure = self._closure_around(node)
-            if closure is not None:
-                spans = self.closures.setdefault(node_text(node, self.src), [])
-                spans.append((closure.start_byte, closure.end_byte))
-                continue
-            scope = self.table.enclosing(node.start_byte)
-            if scope is not None:
-                names = self.globals if "global" in caps else self.assigned
-                names.setdefault(scope, set()).add(node_text(node, self.src))
-
-    def _closure_around(self, node: Node) -> Node | None:
-        """The innermost closure (no symbol: ``items.map((item) => ...)``) holding
-        ``node`` inside the symbol that holds it, if any."""
-        types = self.spec.closure_types
-        if not types:
-            return None
-        symbol = self.table.enclosing(node.start_byte)
-        stop = self.table.nodes[symbol].id if symbol is not None else None
-        parent = node.parent
-        while parent is not None and parent.id != stop:
-            if parent.type in types:
-                return parent
-            parent = parent.parent
-        return None
-
-    def _in_closure(self, name: str, at: int) -> bool:
-        """Whether ``name`` at byte ``at`` is a parameter of a closure around it."""
-        return any(start <= at < end for start, end in self.closures.get(name, ()))
-
-    def _is_local(self, scope: int | None, name: str) -> bool:
-        """Whether ``name`` in ``scope`` is a parameter or assigned local of it or of a
-        function around it (a closure's), not declared global on the way, and no
-        definition of this file is named so (``def f(cb): def cb(): ...`` rebinds it)."""
-        symbols = self.table.symbols
-        while scope is not None:
-            if symbols[scope].kind in FUNCTION_KINDS:
-                if name in self.globals.get(scope, ()):
-                    return False
-                if name in self._parameters(scope) or name in self.assigned.get(scope, ()):
-                    return name not in self._defined_names()
-            scope = symbols[scope].parent
-        return False
-
-    def _parameters(self, index: int) -> frozenset[str]:
-        names = self.parameters.get(index)
-        if names is None:
-            names = self.parameters[index] = parameter_names(self.table.nodes[index], self.src)
-        return names
-
-    def _defined_names(self) -> set[str]:
-        if self.defined is None:
-            self.defined = {symbol.name for symbol in self.table.symbols}
-        return self.defined
 
     def binding(self, role: str, caps: Captures) -> None:
         node = caps[role][0]

@@ -1,0 +1,94 @@
+"""Which names passed as values are a function's own: parameters and locals.
+
+A name passed by value (``use(item)``, ``{ data, error }``) that is a parameter or a local
+of its function, or of a closure around it, refers to no symbol. Recorded, it would be a
+row per use for resolve to call ``dynamic``, or worse, be matched to a same-named symbol
+(rxjs' ``const first = args[0]`` taken for its ``first`` operator).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from repolens.parse.defs import SymbolTable
+from repolens.parse.params import parameter_names
+from repolens.parse.spec import FUNCTION_KINDS, Captures, LanguageSpec
+from repolens.parse.text import node_text
+
+
+@dataclass(slots=True)
+class Locals:
+    """The parameters and ``@local`` names of one file's functions and closures."""
+
+    spec: LanguageSpec
+    src: bytes
+    table: SymbolTable
+    parameters: dict[int, frozenset[str]] = field(default_factory=dict)  # by function
+    assigned: dict[int, set[str]] = field(default_factory=dict)  # function -> its locals
+    globals: dict[int, set[str]] = field(default_factory=dict)  # function -> `global` names
+    closures: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # name -> bytes
+    defined: set[str] | None = None  # names of this file's symbols, when needed
+
+    def note(self, matches: list[Captures]) -> None:
+        """Record the names each function assigns (``@local``) or declares global; one
+        declared in a closure (``LanguageSpec.closure_types``) holds in that closure only."""
+        for caps in matches:
+            node = caps["local"][0]
+            closure = self._closure_around(node)
+            if closure is not None:
+                spans = self.closures.setdefault(node_text(node, self.src), [])
+                spans.append((closure.start_byte, closure.end_byte))
+                continue
+            scope = self.table.enclosing(node.start_byte)
+            if scope is not None:
+                names = self.globals if "global" in caps else self.assigned
+                names.setdefault(scope, set()).add(node_text(node, self.src))
+
+    def holds(self, scope: int | None, name: str, at: int) -> bool:
+        """Whether ``name``, used at byte ``at`` in ``scope``, is a local there."""
+        spans = self.closures.get(name)
+        if spans and any(start <= at < end for start, end in spans):
+            return True
+        return self._is_local(scope, name)
+
+    def _closure_around(self, node: Node) -> Node | None:
+        """The innermost closure (no symbol: ``items.map((item) => ...)``) holding
+        ``node`` inside the symbol that holds it, if any."""
+        types = self.spec.closure_types
+        if not types:
+            return None
+        symbol = self.table.enclosing(node.start_byte)
+        stop = self.table.nodes[symbol].id if symbol is not None else None
+        parent = node.parent
+        while parent is not None and parent.id != stop:
+            if parent.type in types:
+                return parent
+            parent = parent.parent
+        return None
+
+    def _is_local(self, scope: int | None, name: str) -> bool:
+        """Whether ``name`` in ``scope`` is a parameter or assigned local of it or of a
+        function around it (a closure's), not declared global on the way, and no
+        definition of this file is named so (``def f(cb): def cb(): ...`` rebinds it)."""
+        symbols = self.table.symbols
+        while scope is not None:
+            if symbols[scope].kind in FUNCTION_KINDS:
+                if name in self.globals.get(scope, ()):
+                    return False
+                if name in self._parameters(scope) or name in self.assigned.get(scope, ()):
+                    return name not in self._defined_names()
+            scope = symbols[scope].parent
+        return False
+
+    def _parameters(self, index: int) -> frozenset[str]:
+        names = self.parameters.get(index)
+        if names is None:
+            names = self.parameters[index] = parameter_names(self.table.nodes[index], self.src)
+        return names
+
+    def _defined_names(self) -> set[str]:
+        if self.defined is None:
+            self.defined = {symbol.name for symbol in self.table.symbols}
+        return self.defined
