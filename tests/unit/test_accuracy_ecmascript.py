@@ -232,7 +232,7 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
     application, request, response and router): ``app`` is an object owning ``init``, ``this``
     in its methods is ``app``, and a file requiring it reaches them; ``req.get =
     req.header = function`` defines both names. A variable of another file holding a plain
-    value gives no methods."""
+    value gives no methods, nor does a function given a property (``debounce.cancel``)."""
     found = edges(
         tmp_path,
         {
@@ -248,9 +248,11 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
             "proto.handle = function handle(req) {\n  this.param('id');\n};\n",
             "lib/other.js": "var settings = {};\nsettings.set = function (k) {};\n"
             "module.exports = settings;\n",
+            "lib/debounce.js": "var debounce = function () {};\n"
+            "debounce.cancel = function () {};\nmodule.exports = debounce;\n",
             "lib/use.js": "var proto = require('./application');\n"
-            "var request = require('./request');\n"
-            "function start() {\n  proto.init();\n  request.is('json');\n}\n"
+            "var request = require('./request');\nvar debounce = require('./debounce');\n"
+            "function start() {\n  proto.init();\n  request.is('json');\n  debounce();\n}\n"
             "module.exports = start;\n",
         },
         index_tree,
@@ -262,6 +264,8 @@ def test_methods_assigned_to_a_module_object_belong_to_it(
     assert ("proto.handle", "calls", "proto.param", "lib/router.js") in found
     assert ("req.accepts", "calls", "req.get", "lib/request.js") in found  # `get = header =`
     assert ("app.init", "calls", "settings.set", "lib/other.js") not in found
+    # a function given a property stays a function: calling it makes no instance
+    assert ("start", "calls", "debounce", "lib/debounce.js") in found
 
 
 def test_an_object_literal_of_functions_is_an_object_with_methods(

@@ -79,7 +79,7 @@ def _definitions(
     value = _chain_end(right)
     # `res.set = res.header = function`: `header` is the function, `set` another name
     # for it, defined where it is written (a node that holds no code)
-    defined = right if value is right else left
+    defined = right if value.id == right.id else left
     method = {"name": name, "def.method": [defined]}
     if value.type in _FUNCTIONS and member.named:
         if member.target_is(b"exports"):
@@ -110,12 +110,13 @@ def object_members(declarator: Node, src: bytes) -> list[tuple[Node, Node]] | No
     function () {} }``, ``exports = module.exports = {}`` (express' ``app``),
     ``Object.create(proto)`` (its ``req``) or ``module.exports = function`` (its router's
     ``proto``), whose methods are assigned later."""
-    value = _assigned_value(declarator)
-    if value is None:
+    assigned = declarator.child_by_field_name("value")
+    if assigned is None:
         return None
+    value = _chain_end(assigned)
     if value.type == "object":
         return [(key, pair) for pair in value.named_children if (key := _function_key(pair))]
-    if value.type in _FUNCTIONS and value is not declarator.child_by_field_name("value"):
+    if value.type in _FUNCTIONS and value.id != assigned.id:
         return []  # `var proto = module.exports = function`; `var f = function` is `f()`
     function = value.child_by_field_name("function") if value.type == "call_expression" else None
     if function is not None and _text(function, src) == b"Object.create":
@@ -131,14 +132,6 @@ def declared_name(node: Node) -> Node | None:
     if parent is None or parent.type != "variable_declarator":
         return None
     return parent.child_by_field_name("name")
-
-
-def _assigned_value(declarator: Node) -> Node | None:
-    """The value at the end of ``x = a = b = value``."""
-    value = declarator.child_by_field_name("value")
-    while value is not None and value.type == "assignment_expression":
-        value = value.child_by_field_name("right")
-    return value
 
 
 def _chain_end(value: Node) -> Node:
