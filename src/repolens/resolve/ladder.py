@@ -21,6 +21,7 @@ from repolens.resolve.project import (
     CLASS_KINDS,
     FUNCTION_KINDS,
     INTERFACE_KINDS,
+    OBJECT_KIND,
     TYPE_KINDS,
     FileRow,
     RefRow,
@@ -245,7 +246,7 @@ def _mixed_in(receiver: Value) -> bool:
     """An object (``const methods = { ... }``) lacking a member: its methods are mixed
     into other values (``Object.assign(arr, methods)``), so ``this`` in them may be any
     of those, and the member another's."""
-    return receiver.sym is not None and receiver.sym.kind == "object"
+    return receiver.sym is not None and receiver.sym.kind == OBJECT_KIND
 
 
 def _from_library(ctx: Context, ref: RefRow) -> bool:
@@ -292,7 +293,7 @@ def finish(ctx: Context, ref: RefRow, value: Value) -> Outcome:
     sym, kind = value.sym, ref.kind
     hit = Hit(sym, kind, round(value.confidence, 3), value.provenance)
     if sym.kind in CLASS_KINDS:
-        if kind == "instantiates" or (kind == "calls" and sym.kind != "object"):
+        if kind == "instantiates" or (kind == "calls" and sym.kind != OBJECT_KIND):
             return Outcome(_instantiation(ctx, hit))  # an object called is a function
         source = ctx.project.syms.get(ref.source_id)
         in_class = source is not None and source.kind not in INTERFACE_KINDS

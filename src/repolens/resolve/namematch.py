@@ -22,18 +22,25 @@ from dataclasses import dataclass
 from repolens.resolve import members
 from repolens.resolve.base import LanguageSpec, Value
 from repolens.resolve.context import Context
-from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, TYPE_KINDS, RefRow, Sym
+from repolens.resolve.project import (
+    CLASS_KINDS,
+    FUNCTION_KINDS,
+    OBJECT_KIND,
+    TYPE_KINDS,
+    RefRow,
+    Sym,
+)
 
 TIER_CONFIDENCE = (0.3, 0.4, 0.45, 0.5)  # elsewhere, imported file, same dir, same file
 METHOD_PENALTY = 0.15
-_DECLARED = CLASS_KINDS - {"object"}  # an object is a value: its name alone says nothing
+_DECLARED = CLASS_KINDS - {OBJECT_KIND}  # an object is a value: its name alone says nothing
 BARE_KINDS = {
     "calls": frozenset({"function"}) | _DECLARED,
     "instantiates": _DECLARED,
     "extends": _DECLARED,
     "implements": _DECLARED,
-    "type_of": TYPE_KINDS - {"object"},
-    "returns": TYPE_KINDS - {"object"},
+    "type_of": TYPE_KINDS - {OBJECT_KIND},
+    "returns": TYPE_KINDS - {OBJECT_KIND},
     "decorates": frozenset({"function"}) | _DECLARED,
     "references": frozenset({"function"}) | _DECLARED,
 }

@@ -14,7 +14,8 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from sys import intern
 
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum", "object"})
+OBJECT_KIND = "object"  # a variable holding methods (JavaScript's `const api = {...}`)
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum", OBJECT_KIND})
 INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
 FUNCTION_KINDS = frozenset({"function", "method", "constructor", "test"})
 CALLABLE_KINDS = FUNCTION_KINDS | {"property"}  # bodies that run later than their definition

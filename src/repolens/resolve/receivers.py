@@ -263,8 +263,9 @@ def attribute(ctx: Context, value: Value, name: str) -> Value:
 
 
 def _is_prototype(ctx: Context, cls: Sym, name: str) -> bool:
+    """Whether ``name`` is the attribute of ``cls`` that holds what its instances share."""
     spec = ctx.spec_of.get(cls.file_id)
-    return spec is not None and name == spec.prototype != ""
+    return spec is not None and spec.prototype != "" and name == spec.prototype
 
 
 def missing_member(ctx: Context, cls: Sym) -> Value:
