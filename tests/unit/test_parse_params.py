@@ -130,3 +130,30 @@ def test_a_local_named_like_an_imported_module_is_the_local(
     targets = {(source, target) for source, _, target, _ in found}
     assert ("test_module", "attrs/__init__.py") in targets
     assert ("test_transform", "attrs/__init__.py") not in targets
+
+
+def test_a_field_named_like_a_parameter_leaves_it_a_parameter(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """A class field ``header`` elsewhere in the file (rich's ``Table``, pip's
+    ``_PylockRequest.filename``) does not make a ``header`` parameter or loop variable a
+    reference, to be taken for a nested ``def header`` of another method; a function
+    assigned in a callback (``const open = () => ...``) is still referenced."""
+    found = edges(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/table.py": "class Column:\n    header: str = ''\n\n"
+            "def add(column): ...\n\n"
+            "class Table:\n"
+            "    def __init__(self, headers):\n"
+            "        for header in headers:\n            add(header)\n\n"
+            "    def render(self):\n        def header(text): ...\n        return header\n",
+            "src/buffer.ts": "export function buffer(on: (f: () => void) => void) {\n"
+            "  return on(() => {\n    const open = () => on(open);\n    open();\n  });\n}\n",
+        },
+        index_tree,
+        kinds=("references",),
+    )
+    assert not {edge for edge in found if edge[0] == "Table.__init__"}, found
+    assert ("buffer.open", "references", "buffer.open", "src/buffer.ts") in found, found

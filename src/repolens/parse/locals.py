@@ -29,13 +29,17 @@ class Locals:
     assigned: dict[int, set[str]] = field(default_factory=dict)  # function -> its locals
     globals: dict[int, set[str]] = field(default_factory=dict)  # function -> `global` names
     closures: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # name -> bytes
-    defined: set[str] | None = None  # names of this file's symbols, when needed
+    nested: dict[int, set[str]] | None = None  # function -> names defined in it, when needed
 
     def note(self, matches: list[Captures]) -> None:
         """Record the names each function assigns (``@local``) or declares global; one
-        declared in a closure (``LanguageSpec.closure_types``) holds in that closure only."""
+        declared in a closure (``LanguageSpec.closure_types``) holds in that closure only.
+        A name that is itself a definition (a nested function) is no local."""
+        definitions = {node.start_byte for node in self.table.nodes}
         for caps in matches:
             node = caps["local"][0]
+            if node.start_byte in definitions:
+                continue  # `const openBuffer = () => ...`: a symbol, whose uses are references
             closure = self._closure_around(node)
             if closure is not None:
                 spans = self.closures.setdefault(node_text(node, self.src), [])
@@ -70,15 +74,17 @@ class Locals:
 
     def _is_local(self, scope: int | None, name: str) -> bool:
         """Whether ``name`` in ``scope`` is a parameter or assigned local of it or of a
-        function around it (a closure's), not declared global on the way, and no
-        definition of this file is named so (``def f(cb): def cb(): ...`` rebinds it)."""
+        function around it (a closure's), not declared global on the way, and not a
+        definition in that function (``def f(cb): def cb(): ...`` rebinds it to one we
+        know). Definitions elsewhere in the file do not count: a class field ``filename``
+        leaves every ``filename`` parameter a parameter."""
         symbols = self.table.symbols
         while scope is not None:
             if symbols[scope].kind in FUNCTION_KINDS:
                 if name in self.globals.get(scope, ()):
                     return False
                 if name in self._parameters(scope) or name in self.assigned.get(scope, ()):
-                    return name not in self._defined_names()
+                    return name not in self._defined_in(scope)
             scope = symbols[scope].parent
         return False
 
@@ -88,7 +94,10 @@ class Locals:
             names = self.parameters[index] = parameter_names(self.table.nodes[index], self.src)
         return names
 
-    def _defined_names(self) -> set[str]:
-        if self.defined is None:
-            self.defined = {symbol.name for symbol in self.table.symbols}
-        return self.defined
+    def _defined_in(self, function: int) -> set[str]:
+        if self.nested is None:
+            self.nested = {}
+            for symbol in self.table.symbols:
+                if symbol.parent is not None:
+                    self.nested.setdefault(symbol.parent, set()).add(symbol.name)
+        return self.nested.get(function, set())
