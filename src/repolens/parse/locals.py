@@ -8,6 +8,7 @@ row per use for resolve to call ``dynamic``, or worse, be matched to a same-name
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -29,6 +30,7 @@ class Locals:
     assigned: dict[int, set[str]] = field(default_factory=dict)  # function -> its locals
     globals: dict[int, set[str]] = field(default_factory=dict)  # function -> `global` names
     closures: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # name -> bytes
+    nesting: dict[str, _Nesting] = field(default_factory=dict)  # `closures`, for lookups
     nested: dict[int, set[str]] | None = None  # function -> names defined in it, when needed
 
     def note(self, matches: list[Captures]) -> None:
@@ -52,10 +54,18 @@ class Locals:
 
     def holds(self, scope: int | None, name: str, at: int) -> bool:
         """Whether ``name``, used at byte ``at`` in ``scope``, is a local there."""
+        return self._in_closure(name, at) or self._is_local(scope, name)
+
+    def _in_closure(self, name: str, at: int) -> bool:
+        """Whether a closure around byte ``at`` declares ``name``. Minified code gives one
+        name (``e``) to hundreds of callbacks, so the spans are searched, not scanned."""
         spans = self.closures.get(name)
-        if spans and any(start <= at < end for start, end in spans):
-            return True
-        return self._is_local(scope, name)
+        if not spans:
+            return False
+        nesting = self.nesting.get(name)
+        if nesting is None:
+            nesting = self.nesting[name] = _Nesting.of(spans)
+        return nesting.holds(at)
 
     def _closure_around(self, node: Node) -> Node | None:
         """The innermost closure (no symbol: ``items.map((item) => ...)``) holding
@@ -101,3 +111,34 @@ class Locals:
                 if symbol.parent is not None:
                     self.nested.setdefault(symbol.parent, set()).add(symbol.name)
         return self.nested.get(function, set())
+
+
+@dataclass(frozen=True, slots=True)
+class _Nesting:
+    """Closures' byte spans sorted by start, each with the innermost span around it
+    (closures nest or are apart, never overlap), so the spans around a byte are found by
+    a bisection and a walk outwards."""
+
+    starts: list[int]
+    ends: list[int]
+    parents: list[int]  # index of the span around each one, -1 for none
+
+    @classmethod
+    def of(cls, spans: list[tuple[int, int]]) -> _Nesting:
+        ordered = sorted(spans, key=lambda span: (span[0], -span[1]))
+        parents: list[int] = []
+        open_spans: list[int] = []
+        for index, (start, _) in enumerate(ordered):
+            while open_spans and ordered[open_spans[-1]][1] <= start:
+                open_spans.pop()
+            parents.append(open_spans[-1] if open_spans else -1)
+            open_spans.append(index)
+        return cls([s for s, _ in ordered], [e for _, e in ordered], parents)
+
+    def holds(self, at: int) -> bool:
+        index = bisect_right(self.starts, at) - 1
+        while index >= 0:
+            if at < self.ends[index]:
+                return True
+            index = self.parents[index]
+        return False
