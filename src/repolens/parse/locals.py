@@ -42,12 +42,12 @@ class Locals:
             node = caps["local"][0]
             if node.start_byte in definitions:
                 continue  # `const openBuffer = () => ...`: a symbol, whose uses are references
-            closure = self._closure_around(node)
+            scope = self.table.enclosing(node.start_byte)
+            closure = self._closure_around(node, scope)
             if closure is not None:
                 spans = self.closures.setdefault(node_text(node, self.src), [])
                 spans.append((closure.start_byte, closure.end_byte))
                 continue
-            scope = self.table.enclosing(node.start_byte)
             if scope is not None:
                 names = self.globals if "global" in caps else self.assigned
                 names.setdefault(scope, set()).add(node_text(node, self.src))
@@ -67,13 +67,12 @@ class Locals:
             nesting = self.nesting[name] = _Nesting.of(spans)
         return nesting.holds(at)
 
-    def _closure_around(self, node: Node) -> Node | None:
+    def _closure_around(self, node: Node, symbol: int | None) -> Node | None:
         """The innermost closure (no symbol: ``items.map((item) => ...)``) holding
-        ``node`` inside the symbol that holds it, if any."""
+        ``node`` inside ``symbol``, the symbol that holds it, if any."""
         types = self.spec.closure_types
         if not types:
             return None
-        symbol = self.table.enclosing(node.start_byte)
         stop = self.table.nodes[symbol].id if symbol is not None else None
         parent = node.parent
         while parent is not None and parent.id != stop:
