@@ -26,6 +26,7 @@ from multiprocessing.context import BaseContext
 from operator import attrgetter
 from typing import TypeVar
 
+from repolens import collector
 from repolens.index.lock import forget_inherited
 from repolens.parse import parse_source
 from repolens.parse.chunk import Chunk, chunk_file
@@ -120,19 +121,10 @@ def _parse_status(parsed: ParsedFile) -> str:
 
 
 def process_file(task: FileTask) -> FileResult:
-    """Read, hash and (if the content changed) parse and chunk one file.
-
-    Python's cyclic garbage collector is paused meanwhile: a parse makes hundreds of
-    thousands of small acyclic objects (query matches, nodes, records), and collections
-    triggered by their count walked them all for no garbage, a tenth of the CPU of a
-    sympy index. Any cycle left behind is collected once the collector is back."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    """Read, hash and (if the content changed) parse and chunk one file, with the cyclic
+    garbage collector paused (see ``repolens.collector``)."""
+    with collector.paused():
         return _process(task)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _process(task: FileTask, parse: bool = True) -> FileResult:

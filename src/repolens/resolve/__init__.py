@@ -12,15 +12,14 @@ leaves the same edges as resolving everything.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from repolens import collector
 from repolens.resolve.base import LanguageSpec
 from repolens.resolve.context import Context
 from repolens.resolve.delta import FileFacts, edit_affected, file_facts
@@ -89,7 +88,7 @@ def resolve(
 
     ``workers``: processes that may answer references (see ``parallel``), each first
     running ``worker_init``. Answers are written as they come, so they never pile up."""
-    with _collector_paused():  # and back only once the run's objects are gone
+    with collector.paused():  # and back only once the run's objects are gone
         return _resolve(conn, root, file_ids, exact, workers, worker_init)
 
 
@@ -126,22 +125,6 @@ def _resolve(
         forget(conn, done)  # their import targets and answers were rewritten
         write_modules(conn, ctx)
     return stats
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Keep Python's cyclic garbage collector from running during a resolve. A run builds
-    millions of small acyclic objects (rows, values, memo entries), and every collection
-    walks all of them for next to no garbage: measured, a quarter of a serial sympy run and
-    a third of loading its tables. What a run leaves in cycles (layout modules and their
-    parents) is collected once the collector is back."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _resolve_files(
