@@ -48,7 +48,7 @@ def index_file(conn: sqlite3.Connection, path: str, text: str) -> None:
     with transaction(conn):
         record = FileRecord(path, language, len(text), 0, str(hash(text)), "ok")
         file_id = upsert_file(conn, record, 0.0)
-        symbol_ids = write_graph(conn, file_id, graph_rows(parsed)) if parsed else None
+        symbol_ids = write_graph(conn, file_id, graph_rows(parsed)).symbols if parsed else None
         insert_fts(
             conn,
             write_chunks(

@@ -63,7 +63,7 @@ def _store(db: sqlite3.Connection, tmp_path: Path, text: str, *, plain: bool) ->
                         c.parts) for c in chunks]  # fmt: skip
     with transaction(db):
         file_id = upsert_file(db, result.record, 0.0)
-        symbol_ids = write_graph(db, file_id, result.graph)
+        symbol_ids = write_graph(db, file_id, result.graph).symbols
         insert_fts(db, write_chunks(db, file_id, PATH, "python", chunks, symbol_ids))
 
 

@@ -5,13 +5,21 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "integration"))
-from test_graph_accuracy import FIXTURES, index_tree
+import pytest
 
-from repolens.resolve import resolve
-from repolens.resolve.tables import load_project
+sys.path.insert(0, str(Path(__file__).parent.parent / "integration"))
+from test_graph_accuracy import FIXTURES, LANGUAGES, index_tree
+
+from repolens.discover.languages import detect_language
+from repolens.index.pipeline import index_project
+from repolens.parse import parse_source
+from repolens.project import open_project
+from repolens.resolve import keep_written, resolve
+from repolens.resolve.tables import file_tables, load_project
+from repolens.store import graph
 from repolens.store.db import connect, transaction
 
 
@@ -53,3 +61,54 @@ def test_answers_rewritten_by_resolve_are_read_again(tmp_path: Path) -> None:
         assert targets(conn) == targets(fresh) != before
     finally:
         fresh.close()
+
+
+def _store_and_keep(conn: sqlite3.Connection, root: Path) -> dict[int, float]:
+    """Write every file of ``root`` as the indexer does, keeping what it wrote; each
+    file's ``indexed_at``."""
+    stamps = {}
+    with transaction(conn):
+        for path in sorted(p.relative_to(root).as_posix() for p in root.rglob("*")):
+            language = detect_language(path)
+            if not (root / path).is_file() or language is None:
+                continue
+            data = (root / path).read_bytes()
+            parsed = parse_source(path, language, data)
+            record = graph.FileRecord(path, language, len(data), 0, "", "ok",
+                                      line_count=parsed.line_count)  # fmt: skip
+            stamp = time.time()
+            file_id = graph.upsert_file(conn, record, stamp)
+            rows = graph.graph_rows(parsed)
+            keep_written(conn, file_id, stamp, rows, graph.write_graph(conn, file_id, rows))
+            stamps[file_id] = stamp
+    return stamps
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_rows_the_writer_kept_equal_the_rows_read_back(tmp_path: Path, language: str) -> None:
+    """The resolve after a write answers from the rows the writer kept, never read back:
+    they must be the very records, in the very order, that reading the store gives, or
+    a full index would answer differently from an incremental one."""
+    conn = connect(tmp_path / "index.db")
+    stamps = _store_and_keep(conn, FIXTURES / language)
+    reads: list[str] = []
+    conn.set_trace_callback(reads.append)
+    kept = file_tables(conn, stamps)
+    conn.set_trace_callback(None)
+    assert not any("FROM symbols" in sql for sql in reads)
+    read = file_tables(connect(tmp_path / "index.db"), stamps)  # another connection: a read
+    assert kept == read
+    assert sum(len(t.syms) for t in read.values()) > len(read)  # more than file symbols
+    assert any(t.imports for t in read.values()) and any(t.bindings for t in read.values())
+
+
+def test_a_full_index_reads_no_written_rows_back(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "typescript", root)
+    project = open_project(root)
+    conn = connect(project.db_path)
+    reads: list[str] = []
+    conn.set_trace_callback(reads.append)
+    report = index_project(project, conn)
+    assert report.edges > 0
+    assert not [sql for sql in reads if sql.startswith("SELECT") and "FROM symbols" in sql]

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 
+from repolens import collector
 from repolens.config import usable_cores
 from repolens.discover import (
     DiscoveredFile,
@@ -39,7 +40,14 @@ from repolens.index.files import FileResult, FileTask, init_worker, process_all
 from repolens.index.paths import expand_paths
 from repolens.parse import EXTRACTION_VERSION
 from repolens.project import Project
-from repolens.resolve import FileFacts, affected_files, edit_affected, file_facts, resolve
+from repolens.resolve import (
+    FileFacts,
+    affected_files,
+    edit_affected,
+    file_facts,
+    keep_written,
+    resolve,
+)
 from repolens.store import chunks as chunk_store
 from repolens.store import graph as graph_store
 from repolens.store.db import (
@@ -212,9 +220,14 @@ def _write_file(
     assert result.record is not None
     task = result.task
     file_id = graph_store.upsert_file(conn, result.record, now)
-    symbol_ids = graph_store.write_graph(conn, file_id, result.graph) if result.graph else None
-    if symbol_ids is None:
-        graph_store.clear_file_graph(conn, file_id)  # e.g. a file whose parse now fails
+    symbol_ids = None
+    if result.graph is None:  # a text file, or one whose parse now fails
+        graph_store.clear_file_graph(conn, file_id)
+        keep_written(conn, file_id, now)  # for the resolve to come, as below
+    else:
+        written = graph_store.write_graph(conn, file_id, result.graph)
+        keep_written(conn, file_id, now, result.graph, written)
+        symbol_ids = written.symbols
     fts_rows += chunk_store.write_chunks(
         conn, file_id, task.path, task.language, result.chunks, symbol_ids
     )
@@ -295,10 +308,12 @@ def _store_all(
     progress: ProgressCallback | None,
     stop: StopCheck,
 ) -> None:
-    """Process and store ``tasks`` batch by batch, checking for a stop after each."""
+    """Process and store ``tasks`` batch by batch, checking for a stop after each. The
+    cyclic garbage collector is paused (``repolens.collector``): the rows kept for the
+    resolve (``keep_written``) would be walked again and again."""
     workers = _workers(project)
     done = 0
-    with closing(process_all(tasks, workers)) as results:
+    with collector.paused(), closing(process_all(tasks, workers)) as results:
         while stored := _store_batch(conn, results, BATCH_SIZE, report):
             done += stored
             if progress:

@@ -28,7 +28,7 @@ from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import spec_for
 from repolens.resolve.parallel import resolve_files
 from repolens.resolve.project import FileRow, Project, ref_counts, ref_tuples
-from repolens.resolve.tables import forget, load_project
+from repolens.resolve.tables import forget, keep_written, load_project
 from repolens.resolve.writeback import clear_edges, write_modules, write_results
 from repolens.store.db import shared_file, transaction
 
@@ -38,6 +38,7 @@ __all__ = [
     "affected_files",
     "edit_affected",
     "file_facts",
+    "keep_written",
     "resolve",
 ]
 

@@ -33,6 +33,7 @@ from repolens.resolve.project import (
     Sym,
     chunked,
 )
+from repolens.store.graph import FILE_KIND, GraphRows, SymbolValues, WrittenIds, file_symbol_id
 
 # Rows are read in table order and sorted here (each ``*_ORDER``): walking an index in
 # SQL instead costs a B-tree seek per row, and the sort is cheap on rows mostly in order.
@@ -55,9 +56,10 @@ BINDINGS = (
     " FROM bindings{where}"
 )
 BINDINGS_ORDER = itemgetter(0, 4, 7)  # file, line, rowid
+BASE_KINDS = ("extends", "implements")
 BASES = (
     "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason"
-    " FROM refs WHERE kind IN ('extends', 'implements'){where}"
+    f" FROM refs WHERE kind IN {BASE_KINDS}{{where}}"
 )
 BASES_ORDER = itemgetter(1, 6, 7, 0)  # file, line, column, id
 
@@ -99,6 +101,59 @@ def file_tables(conn: sqlite3.Connection, stamps: dict[int, float]) -> dict[int,
         _read(conn, fresh, None if everything else sorted(fresh))
     _CACHE.files = {fid: fresh.get(fid) or kept[fid] for fid in stamps}
     return _CACHE.files
+
+
+def keep_written(
+    conn: sqlite3.Connection,
+    file_id: int,
+    stamp: float,
+    rows: GraphRows | None = None,
+    ids: WrittenIds | None = None,
+) -> None:
+    """Keep the rows ``conn`` just wrote for ``file_id`` (stamped ``stamp``; ``rows``
+    None: it has none, as a text file), as they would be read back, so that the resolve
+    after the write reads none of them: on a full index, reading every table back was
+    most of loading the project, and the one part of it that ran on a single core."""
+    version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+    if _CACHE.conn is not conn or _CACHE.version != version:
+        _CACHE.conn, _CACHE.version, _CACHE.files = conn, version, {}
+    if rows is None or ids is None:
+        _CACHE.files[file_id] = FileTables(stamp)
+    else:
+        _CACHE.files[file_id] = _written_tables(file_id, stamp, rows, ids)
+
+
+def _written_tables(file_id: int, stamp: float, rows: GraphRows, ids: WrittenIds) -> FileTables:
+    """``FileTables`` from the rows ``write_graph`` inserted, equal to what ``_read``
+    reads back: the same records in the same order (each list sorted as ``*_ORDER``
+    sorts within a file; row ids ascend in list order, so a stable sort on the line
+    leaves ties in the store's order)."""
+    file_sym: SymbolValues = (file_symbol_id(rows.path), None, FILE_KIND,
+                              rows.path.rsplit("/", 1)[-1], rows.path, 1, rows.line_count,
+                              0, 0, "", "", "", 1, 0, 0, "", "", "")  # fmt: skip
+    symbols = sorted([file_sym, *rows.symbols], key=itemgetter(5, 7, 0))  # line, column, id
+    imports = sorted(zip(ids.imports, rows.imports, strict=True), key=lambda pair: pair[1][4])
+    bindings = sorted(rows.bindings, key=itemgetter(3))
+    bases = [pair for pair in zip(ids.refs, rows.refs, strict=True) if pair[1][1] in BASE_KINDS]
+    bases.sort(key=lambda pair: (pair[1][4], pair[1][5], pair[0]))
+    return FileTables(
+        stamp,
+        syms=[_written_sym(file_id, row) for row in symbols],
+        imports=[
+            ImportRow(iid, file_id, module, name, alias, level, line, bool(wildcard),
+                      bool(reexport), None, None, scope)
+            for iid, (module, name, alias, level, line, wildcard, reexport, scope) in imports
+        ],
+        bindings=[BindingRow(file_id, *row) for row in bindings],
+        bases=[RefRow(rid, file_id, *row, 1, "") for rid, row in bases],
+    )  # fmt: skip
+
+
+def _written_sym(file_id: int, row: SymbolValues) -> Sym:
+    sid, parent, kind, name, qname, start, end, _, _, sig, _, _, exported, _, static, decos, \
+        ret, yields = row  # fmt: skip
+    return Sym(sid, file_id, parent, kind, name, qname, start, end, bool(exported),
+               bool(static), decos, ret, sig if kind in SIGNED_KINDS else "", yields)  # fmt: skip
 
 
 def forget(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from sys import intern
 
@@ -81,7 +82,17 @@ def clear_file_graph(conn: sqlite3.Connection, file_id: int) -> None:
         conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
 
 
-Row = tuple[object, ...]
+# One row of each table as ``write_graph`` inserts it, less the file id
+SymbolValues = tuple[
+    int, int | None, str, str, str, int, int, int, int, str, str, str, int, int, int, str, str, str
+]  # id, parent, kind, name, qualified name, start/end line, start/end column, signature,
+# docstring, visibility, is exported, async, static, decorators, return type, yields
+RefValues = tuple[int, str, str, str | None, int, int]  # source, kind, name, receiver, line, col
+ImportValues = tuple[str, str | None, str | None, int, int, int, int, int | None]
+"""module, name, alias, level, line, is wildcard, is re-export, scope."""
+BindingValues = tuple[int, str, str, int, int, int | None]
+"""scope, name, type name, line, from call, end line."""
+ContainsValues = tuple[int, int, int]  # parent, child, line
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +107,11 @@ class GraphRows:
     path: str
     line_count: int
     symbol_ids: list[int]
-    symbols: list[Row]
-    refs: list[Row]
-    imports: list[Row]
-    bindings: list[Row]
-    contains: list[Row]
+    symbols: list[SymbolValues]
+    refs: list[RefValues]
+    imports: list[ImportValues]
+    bindings: list[BindingValues]
+    contains: list[ContainsValues]
 
 
 def graph_rows(parsed: ParsedFile) -> GraphRows:
@@ -181,9 +192,18 @@ _INSERT_BINDINGS = (
 )
 
 
-def write_graph(conn: sqlite3.Connection, file_id: int, rows: GraphRows) -> list[int]:
-    """Replace the file's symbols, references, imports and bindings; return symbol ids in
-    ``parsed.symbols`` order."""
+@dataclass(frozen=True, slots=True)
+class WrittenIds:
+    """The ids one file's rows were stored under: its symbols' in ``parsed.symbols``
+    order, and the row ids of its references and imports in ``GraphRows`` order."""
+
+    symbols: list[int]
+    refs: range
+    imports: range
+
+
+def write_graph(conn: sqlite3.Connection, file_id: int, rows: GraphRows) -> WrittenIds:
+    """Replace the file's symbols, references, imports and bindings."""
     clear_file_graph(conn, file_id)
     name = rows.path.rsplit("/", 1)[-1]
     conn.execute(
@@ -191,15 +211,29 @@ def write_graph(conn: sqlite3.Connection, file_id: int, rows: GraphRows) -> list
         " end_line) VALUES (?,?,NULL,?,?,?,1,?)",
         (file_id, file_symbol_id(rows.path), FILE_KIND, name, rows.path, rows.line_count),
     )
-    for sql, table in (
-        (_INSERT_SYMBOLS, rows.symbols),
-        (_INSERT_CONTAINS, rows.contains),
-        (_INSERT_REFS, rows.refs),
-        (_INSERT_IMPORTS, rows.imports),
-        (_INSERT_BINDINGS, rows.bindings),
-    ):
-        conn.executemany(sql, [(file_id, *row) for row in table])
-    return rows.symbol_ids
+    _insert(conn, _INSERT_SYMBOLS, file_id, rows.symbols)
+    _insert(conn, _INSERT_CONTAINS, file_id, rows.contains)
+    refs = _numbered(conn, _insert(conn, _INSERT_REFS, file_id, rows.refs))
+    imports = _numbered(conn, _insert(conn, _INSERT_IMPORTS, file_id, rows.imports))
+    _insert(conn, _INSERT_BINDINGS, file_id, rows.bindings)
+    return WrittenIds(rows.symbol_ids, refs, imports)
+
+
+def _insert(
+    conn: sqlite3.Connection, sql: str, file_id: int, table: Sequence[tuple[object, ...]]
+) -> int:
+    conn.executemany(sql, [(file_id, *row) for row in table])
+    return len(table)
+
+
+def _numbered(conn: sqlite3.Connection, count: int) -> range:
+    """The row ids of the ``count`` rows just inserted by one statement. A row id left to
+    SQLite is one more than the table's largest, so they are consecutive and end at
+    ``last_insert_rowid()``."""
+    if not count:
+        return range(0)
+    last = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+    return range(last - count + 1, last + 1)
 
 
 def delete_file(conn: sqlite3.Connection, path: str) -> bool:
