@@ -10,6 +10,9 @@ per file and only changed files are read again. Kept rows are trusted only while
 - resolution has not rewritten the file's import targets or reference answers since
   (``forget`` drops the files a resolve run wrote).
 
+The writer fills the cache as it writes (``keep_written``), so the resolve that follows a
+write reads back none of the rows just written: on a full index, nothing at all.
+
 The cache holds one connection at a time: a process that switches connections simply
 starts over, and nothing is ever answered from rows another writer may have changed.
 """
