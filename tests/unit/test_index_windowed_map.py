@@ -1,4 +1,5 @@
-"""The parse fan-out keeps a bounded number of chunks in flight and its results in order.
+"""The parse fan-out keeps a bounded number of tasks in flight, small ones, and its results
+in order.
 
 A real thread pool stands in for the process pool (the windowing is the same code): the
 writer that consumes results may be slower than the workers, and then the workers must
@@ -10,7 +11,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from repolens.index.files import windowed_map
+from repolens.index.files import CHUNK_BYTES, CHUNK_FILES, FileTask, _parts, windowed_map
 
 
 def test_results_come_in_order_with_a_bounded_number_of_chunks_started() -> None:
@@ -25,7 +26,8 @@ def test_results_come_in_order_with_a_bounded_number_of_chunks_started() -> None
     items = list(range(103))  # not a multiple of the chunk size
     chunk, ahead = 4, 3
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = windowed_map(pool, square_all, items, chunk, ahead)
+        parts = [items[start : start + chunk] for start in range(0, len(items), chunk)]
+        results = windowed_map(pool, square_all, parts, ahead)
         taken: list[int] = []
         for value in results:
             taken.append(value)
@@ -40,4 +42,17 @@ def test_results_come_in_order_with_a_bounded_number_of_chunks_started() -> None
 
 def test_an_empty_list_submits_nothing() -> None:
     with ThreadPoolExecutor(max_workers=1) as pool:
-        assert list(windowed_map(pool, lambda part: part, [], 8, 2)) == []
+        assert list(windowed_map(pool, lambda part: part, [], 2)) == []
+
+
+def test_tasks_hold_few_bytes_and_a_large_file_goes_alone() -> None:
+    """Largest first, a worker's first task must not be the eight largest files: the
+    writer waits for it before it writes anything."""
+    sizes = [900_000, 70_000, 40_000, 30_000, *[1_000] * 20]
+    tasks = [FileTask(f"f{i}.py", f"/f{i}.py", "python", size, 0) for i, size in enumerate(sizes)]
+    parts = list(_parts(tasks))
+    assert [task for part in parts for task in part] == tasks  # every file once, in order
+    assert [len(part) for part in parts[:2]] == [1, 1]  # each over CHUNK_BYTES
+    assert len(parts[-2]) == CHUNK_FILES  # small files share a task
+    assert all(len(part) <= CHUNK_FILES for part in parts)
+    assert all(sum(t.size for t in part) <= CHUNK_BYTES for part in parts if len(part) > 1)
