@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "integration"))
-from test_graph_accuracy import FIXTURES, LANGUAGES, index_tree
+from test_graph_accuracy import FIXTURES, index_tree
 
 from repolens.discover.languages import detect_language
 from repolens.index.pipeline import index_project
@@ -84,7 +84,9 @@ def _store_and_keep(conn: sqlite3.Connection, root: Path) -> dict[int, float]:
     return stamps
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(
+    "language", sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name[0] != ".")
+)
 def test_rows_the_writer_kept_equal_the_rows_read_back(tmp_path: Path, language: str) -> None:
     """The resolve after a write answers from the rows the writer kept, never read back:
     they must be the very records, in the very order, that reading the store gives, or
@@ -99,7 +101,7 @@ def test_rows_the_writer_kept_equal_the_rows_read_back(tmp_path: Path, language:
     read = file_tables(connect(tmp_path / "index.db"), stamps)  # another connection: a read
     assert kept == read
     assert sum(len(t.syms) for t in read.values()) > len(read)  # more than file symbols
-    assert any(t.imports for t in read.values()) and any(t.bindings for t in read.values())
+    assert any(t.imports or t.bindings for t in read.values())
 
 
 def test_a_full_index_reads_no_written_rows_back(tmp_path: Path) -> None:
