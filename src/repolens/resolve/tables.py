@@ -36,7 +36,7 @@ from repolens.resolve.project import (
     Sym,
     chunked,
 )
-from repolens.store.graph import FILE_KIND, GraphRows, SymbolValues, WrittenIds, file_symbol_id
+from repolens.store.graph import GraphRows, SymbolValues, WrittenIds
 
 # Rows are read in table order and sorted here (each ``*_ORDER``): walking an index in
 # SQL instead costs a B-tree seek per row, and the sort is cheap on rows mostly in order.
@@ -131,10 +131,7 @@ def _written_tables(file_id: int, stamp: float, rows: GraphRows, ids: WrittenIds
     reads back: the same records in the same order (each list sorted as ``*_ORDER``
     sorts within a file; row ids ascend in list order, so a stable sort on the line
     leaves ties in the store's order)."""
-    file_sym: SymbolValues = (file_symbol_id(rows.path), None, FILE_KIND,
-                              rows.path.rsplit("/", 1)[-1], rows.path, 1, rows.line_count,
-                              0, 0, "", "", "", 1, 0, 0, "", "", "")  # fmt: skip
-    symbols = sorted([file_sym, *rows.symbols], key=itemgetter(5, 7, 0))  # line, column, id
+    symbols = sorted([rows.file_symbol, *rows.symbols], key=itemgetter(5, 7, 0))  # line, col, id
     imports = sorted(zip(ids.imports, rows.imports, strict=True), key=lambda pair: pair[1][4])
     bindings = sorted(rows.bindings, key=itemgetter(3))
     bases = [pair for pair in zip(ids.refs, rows.refs, strict=True) if pair[1][1] in BASE_KINDS]

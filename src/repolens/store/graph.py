@@ -101,11 +101,11 @@ class GraphRows:
 
     Parser processes build them (``graph_rows``): plain tuples cross the process boundary
     several times cheaper than records, and leave the single writer nothing to do but
-    insert. ``symbol_ids`` are the ids of ``ParsedFile.symbols`` in order.
+    insert. ``file_symbol`` stands for the file's module-level code; ``symbol_ids`` are
+    the ids of ``ParsedFile.symbols`` in order.
     """
 
-    path: str
-    line_count: int
+    file_symbol: SymbolValues
     symbol_ids: list[int]
     symbols: list[SymbolValues]
     refs: list[RefValues]
@@ -124,8 +124,8 @@ def graph_rows(parsed: ParsedFile) -> GraphRows:
         return file_sym if index is None else ids[index]
 
     return GraphRows(
-        path=parsed.path,
-        line_count=max(parsed.line_count, 1),
+        file_symbol=(file_sym, None, FILE_KIND, parsed.path.rsplit("/", 1)[-1], parsed.path, 1,
+                     max(parsed.line_count, 1), 0, 0, "", "", "public", 1, 0, 0, "", "", ""),
         symbol_ids=ids,
         symbols=[
             (
@@ -205,13 +205,7 @@ class WrittenIds:
 def write_graph(conn: sqlite3.Connection, file_id: int, rows: GraphRows) -> WrittenIds:
     """Replace the file's symbols, references, imports and bindings."""
     clear_file_graph(conn, file_id)
-    name = rows.path.rsplit("/", 1)[-1]
-    conn.execute(
-        "INSERT INTO symbols(file_id, id, parent_id, kind, name, qualified_name, start_line,"
-        " end_line) VALUES (?,?,NULL,?,?,?,1,?)",
-        (file_id, file_symbol_id(rows.path), FILE_KIND, name, rows.path, rows.line_count),
-    )
-    _insert(conn, _INSERT_SYMBOLS, file_id, rows.symbols)
+    _insert(conn, _INSERT_SYMBOLS, file_id, [rows.file_symbol, *rows.symbols])
     _insert(conn, _INSERT_CONTAINS, file_id, rows.contains)
     refs = _numbered(conn, _insert(conn, _INSERT_REFS, file_id, rows.refs))
     imports = _numbered(conn, _insert(conn, _INSERT_IMPORTS, file_id, rows.imports))
