@@ -111,3 +111,27 @@ def test_a_yield_fixture_gives_what_it_yields(tmp_path: Path, index_tree: IndexT
     )
     assert ("test_ctx", "calls", "App.app_context", "pkg/app.py") in found
     assert not {edge for edge in found if edge[3] == "pkg/other.py"}
+
+
+def test_a_type_alias_under_type_checking_is_what_annotations_name(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``if TYPE_CHECKING: from . import _types as _t`` and ``UriType: TypeAlias = ...``
+    in ``_types.py`` under ``if TYPE_CHECKING:`` (requests, packaging): an annotation
+    ``url: _t.UriType`` names that alias, which was no symbol at all."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/_types.py": "from typing import TYPE_CHECKING, TypeAlias\n\n"
+            "if TYPE_CHECKING:\n    UriType: TypeAlias = str | bytes\n",
+            "pkg/sessions.py": "from typing import TYPE_CHECKING\n\n"
+            "if TYPE_CHECKING:\n    from . import _types as _t\n"
+            "    Interval = tuple[int, int]\n\n"
+            "def request(url: '_t.UriType', span: Interval) -> None: ...\n",
+        },
+        index_tree,
+        kinds=("type_of",),
+    )
+    assert ("request", "type_of", "UriType", "pkg/_types.py") in found
+    assert ("request", "type_of", "Interval", "pkg/sessions.py") in found

@@ -271,3 +271,26 @@ def test_each_call_comes_from_the_innermost_scope_around_it() -> None:
         ("e", "C.n"),
         ("f", None),
     ]
+
+
+def test_type_checking_block_defines_module_variables_other_blocks_do_not() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "import typing\n"
+        "if TYPE_CHECKING:\n"
+        "    Interval = tuple[int, int]\n"
+        "if typing.TYPE_CHECKING:\n"
+        "    UriType: TypeAlias = str | bytes\n"
+        "try:\n"
+        "    import json\n"
+        "except ImportError:\n"
+        "    json = None\n"
+        "if DEBUG:\n"
+        "    LEVEL = 1\n"
+        "def span(x: Interval) -> Interval:\n"
+        "    return x\n"
+    )
+    parsed = parse_source("ranges.py", "python", source.encode())
+    defined = {(s.name, s.kind, s.parent) for s in parsed.symbols}
+    assert {("Interval", "variable", None), ("UriType", "type_alias", None)} <= defined
+    assert not {name for name, _, _ in defined} & {"json", "LEVEL"}

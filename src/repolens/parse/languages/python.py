@@ -8,7 +8,9 @@ Conventions decided here:
   and a ``protocol`` when a base is ``Protocol``.
 - Module-level assignments are ``variable`` (``constant`` when UPPER_CASE, ``type_alias``
   when annotated ``TypeAlias``); class-level ones are ``field``. Assignments inside
-  ``if``/``try`` blocks at module level are not symbols.
+  ``if``/``try`` blocks at module level are not symbols (a fallback such as ``except
+  ImportError: json = None`` would shadow the import), save under ``if TYPE_CHECKING:``,
+  where type aliases are written for annotations to name.
 - A leading underscore (not a dunder) makes a name ``private`` and not exported.
 - ``X()`` is a ``calls`` reference; the resolver turns it into ``instantiates`` when X is a
   class. ``self.x = X()`` binds ``self.x`` in the class scope with ``from_call=True``;
@@ -118,6 +120,9 @@ QUERY = r"""
 
 TOP_QUERY = r"""
 (module (expression_statement (assignment left: (identifier) @name) @def.variable))
+(module (if_statement condition: [(identifier) (attribute)] @_guard
+  consequence: (block (expression_statement (assignment left: (identifier) @name) @def.variable)))
+  (#match? @_guard "TYPE_CHECKING$"))
 (module (type_alias_statement left: (type (identifier) @name)) @def.type_alias)
 (module (expression_statement (assignment left: (identifier) right: [(list) (tuple)]) @exports))
 (module (expression_statement
