@@ -361,3 +361,29 @@ def test_a_local_passed_as_a_value_is_not_a_project_function(
     assert ("pick", "references", "type", "src/type.ts") in found
     assert ("pick", "references", "first", "src/first.ts") not in found
     assert len([e for e in found if e[:3] == ("pick", "references", "type")]) == 1
+
+
+def test_a_standard_library_type_is_builtin_not_a_same_named_project_type(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``xhr: XMLHttpRequest``, ``store: Storage`` (rxjs' ajax, axios): the DOM's types,
+    which the project names without importing, are builtin; a project class ``Storage``
+    in another file that this one does not import is not guessed for them."""
+    for path, text in {
+        "src/cache.ts": "export class Storage {\n  read(key: string): string { return key }\n}\n",
+        "src/ajax.ts": "export function send(xhr: XMLHttpRequest, store: Storage): void {}\n",
+    }.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    conn = index_tree(tmp_path)
+    try:
+        rows = conn.execute(
+            "SELECT r.name, r.resolved, r.reason FROM refs r JOIN files f ON f.id = r.file_id"
+            " WHERE f.path = 'src/ajax.ts' AND r.kind = 'type_of'"
+        )
+        assert {name: (resolved, reason) for name, resolved, reason in rows} == {
+            "XMLHttpRequest": (0, "builtin"),
+            "Storage": (0, "builtin"),
+        }
+    finally:
+        conn.close()

@@ -134,6 +134,39 @@ BUILTINS = frozenset(
     }
 )  # fmt: skip
 
+LIB_TYPES = frozenset(
+    {
+        "PromiseConstructor", "PromiseConstructorLike", "BooleanConstructor",
+        "NumberConstructor", "StringConstructor", "ArrayConstructor", "ObjectConstructor",
+        "FunctionConstructor", "DateConstructor", "RegExpConstructor", "ErrorConstructor",
+        "MapConstructor", "SetConstructor", "SymbolConstructor", "IterableIterator",
+        "AsyncIterableIterator", "Generator", "AsyncGenerator", "PropertyKey",
+        "PropertyDescriptor", "ThisType", "ThisParameterType", "OmitThisParameter",
+        "ConstructorParameters", "Uppercase", "Lowercase", "Capitalize", "Uncapitalize",
+        "TemplateStringsArray", "NoInfer", "Int8Array", "Int16Array", "Uint16Array",
+        "Uint32Array", "Float32Array", "Uint8ClampedArray", "BigInt64Array", "BigUint64Array",
+        "ArrayBufferLike", "ArrayBufferView", "ReadonlyMap", "ReadonlySet", "AggregateError",
+        "FinalizationRegistry", "PromiseSettledResult", "PromiseFulfilledResult",
+        "PromiseRejectedResult", "XMLHttpRequest", "XMLHttpRequestResponseType",
+        "XMLHttpRequestEventTarget", "XMLHttpRequestUpload", "MessageEvent", "ProgressEvent",
+        "CloseEvent", "ErrorEvent", "KeyboardEvent", "MouseEvent", "PointerEvent",
+        "FocusEvent", "InputEvent", "TouchEvent", "WheelEvent", "DragEvent", "UIEvent",
+        "EventListener", "EventListenerOrEventListenerObject", "AddEventListenerOptions",
+        "EventListenerOptions", "WebSocket", "BinaryType", "RequestInit", "ResponseInit",
+        "HeadersInit", "BodyInit", "RequestInfo", "AbortSignal", "FrameRequestCallback",
+        "TimerHandler", "VoidFunction", "Window", "Document", "DocumentFragment",
+        "HTMLInputElement", "HTMLDivElement", "HTMLButtonElement", "HTMLFormElement",
+        "HTMLAnchorElement", "HTMLImageElement", "HTMLCanvasElement", "HTMLTextAreaElement",
+        "HTMLSelectElement", "SVGElement", "NodeList", "NodeListOf", "HTMLCollection",
+        "DOMRect", "DOMException", "MutationObserver", "IntersectionObserver",
+        "ResizeObserver", "Storage", "FileList", "FileReader", "ReadableStream",
+        "WritableStream", "TransformStream", "MessagePort", "MessageChannel",
+        "BroadcastChannel", "CryptoKey", "SubtleCrypto", "Transferable",
+    }
+)  # fmt: skip
+"""Global types of TypeScript's standard library (``lib.es*.d.ts``, ``lib.dom.d.ts``) a
+project names without importing them: builtin, never guessed to be a project symbol."""
+
 BUILTIN_TYPES = frozenset(
     {
         "Promise", "Array", "ReadonlyArray", "Record", "Partial", "Required", "Readonly",
@@ -178,7 +211,7 @@ SPEC = LanguageSpec(
     name="ecmascript",
     languages=frozenset({"typescript", "tsx", "javascript"}),
     build_layout=build_layout,
-    builtins=BUILTINS,
+    builtins=BUILTINS | LIB_TYPES,
     builtin_types=BUILTIN_TYPES,
     builtin_methods=BUILTIN_METHODS,
     self_names=frozenset({"this"}),
