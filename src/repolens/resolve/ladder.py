@@ -181,7 +181,7 @@ def _delegated(ctx: Context, scope_id: int, to_base: bool) -> Value:
     method = _enclosing(ctx, scope_id, FUNCTION_KINDS)
     if to_base and method is not None and not _is_constructor(ctx, method):
         found = members.class_member(ctx, cls, method.name, skip_self=True)
-        return found if found is not None else receivers.missing_member(ctx, cls)
+        return found if found is not None else receivers.missing_member(ctx, cls, method.name)
     if not to_base and method is not None:
         init = members.sibling_constructor(ctx, cls, method)
         return init if init is not None else NONE_UNKNOWN

@@ -10,7 +10,7 @@ and return annotations; nothing here guesses by name.
 from __future__ import annotations
 
 from repolens.resolve import members, scope
-from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_UNKNOWN, Value
+from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_EXTERNAL, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
     CALL_ELEMENT,
@@ -255,7 +255,7 @@ def attribute(ctx: Context, value: Value, name: str) -> Value:
             return found.via(value).weaker(
                 1.0, "resolved-type" if value.kind != "class" else "parsed"
             )
-        return missing_member(ctx, value.sym)
+        return missing_member(ctx, value.sym, name)
     if value.kind == "symbol" and value.sym is not None and value.sym.kind in CONTAINER_KINDS:
         inner = ctx.project.members.get(value.sym.id, {}).get(name)
         return members.symbol_value(inner[-1]).via(value) if inner else NONE_UNKNOWN
@@ -268,10 +268,13 @@ def _is_prototype(ctx: Context, cls: Sym, name: str) -> bool:
     return spec is not None and spec.prototype != "" and name == spec.prototype
 
 
-def missing_member(ctx: Context, cls: Sym) -> Value:
-    """A class lacks the member: it may come from a base outside the project."""
+def missing_member(ctx: Context, cls: Sym, name: str) -> Value:
+    """A class lacks member ``name``: it may come from a base outside the project, and a
+    dunder (``__class__``, ``__new__``, ``super().__init__``) is the object model's own."""
     _, incomplete = members.mro(ctx, cls)
-    return Value("none", reason="external" if incomplete else "unknown")
+    if incomplete:
+        return NONE_EXTERNAL
+    return NONE_BUILTIN if name.startswith("__") and name.endswith("__") else NONE_UNKNOWN
 
 
 def value_type(ctx: Context, value: Value) -> Value:
