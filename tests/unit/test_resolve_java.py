@@ -134,3 +134,32 @@ def test_a_type_from_outside_the_project_is_not_guessed(
     assert [r[0] for r in reasons] == ["external"]
     # the type itself, named under a library's wildcard import: outside, not unknown
     assert [tuple(r) for r in vectors] == [("instantiates", "external"), ("type_of", "external")]
+
+
+def test_a_fully_qualified_jdk_type_is_external_and_its_methods_not_guessed(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``private java.util.Stack nodes;`` (bsh's parser state): ``nodes.pop()`` is the
+    JDK's, never the project's ``CallStack.pop`` by name, and a ``java.io.Reader``
+    parameter names a type outside the project, not an unknown one."""
+    found = java_edges(
+        tmp_path,
+        {
+            "src/bsh/CallStack.java": "package bsh;\n\npublic class CallStack {\n"
+            "    public Object pop() { return null; }\n}\n",
+            "src/bsh/State.java": "package bsh;\n\npublic class State {\n"
+            "    private java.util.Stack nodes = new java.util.Stack();\n"
+            "    Object close(java.io.Reader in) {\n        return nodes.pop();\n"
+            "    }\n}\n",
+        },
+        index_tree,
+    )
+    assert not {edge for edge in found if edge[2] == "CallStack.pop"}
+    conn = index_tree(tmp_path)
+    try:
+        reasons = dict(
+            conn.execute("SELECT name, reason FROM refs WHERE name IN ('pop', 'Reader')")
+        )
+    finally:
+        conn.close()
+    assert reasons == {"pop": "external", "Reader": "external"}

@@ -77,14 +77,14 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
         return ImportResult() if inside else ImportResult(external=True)
 
     def path_root(file: FileRow, name: str) -> Value | None:
-        """A fully qualified name's first segment (``com`` in ``com.acme.Util.f()``), or
-        a type from outside the project."""
+        """A fully qualified name's first segment (``com`` in ``com.acme.Util.f()``; the
+        JDK's ``java`` in ``java.io.IOException``), or a type from outside the project."""
         if "." in name:
             return None
         root_package = packages.get(name)
         if root_package is not None:
             return Value("module", module=root_package)
-        return NONE_EXTERNAL if _outside_type(project, name) else None
+        return NONE_EXTERNAL if name in JDK_ROOTS or _outside_type(project, name) else None
 
     return Layout(packages, of_file, resolve_import, local_name, path_root, names)
 
@@ -99,6 +99,8 @@ def _outside_type(project: Project, name: str) -> bool:
 def local_name(imp: ImportRow) -> str | None:
     return None if imp.is_wildcard else imp.name
 
+
+JDK_ROOTS = frozenset({"java", "javax", "jdk", "sun"})  # the JDK's top-level packages
 
 BUILTINS = frozenset(
     {
