@@ -290,3 +290,35 @@ def test_uses_through_an_inline_module(tmp_path: Path, index_tree: IndexTree) ->
         assert (caller, "calls", "Graph.add_node", path) in found
     assert ("facade", "calls", "Graph.add_node", "src/imp.rs") in found
     assert not {edge for edge in found if edge[2].startswith("Other.")}
+
+
+def test_built_in_attributes_and_prelude_traits_are_builtin(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``#[inline]``, ``#[derive(Debug)]``, ``#[cfg(test)]``, ``impl ExactSizeIterator`` and
+    ``Vec<_>`` (petgraph, serde_json) are the language's own, not unknown or dynamic."""
+    edges(
+        tmp_path,
+        {
+            "src/lib.rs": "#[derive(Debug)]\npub struct Walk { n: usize }\n\n"
+            "impl Iterator for Walk {\n    type Item = usize;\n"
+            "    #[inline]\n    fn next(&mut self) -> Option<usize> { None }\n}\n\n"
+            "impl ExactSizeIterator for Walk {}\n\n"
+            "pub fn all(w: Walk) -> Vec<usize> { let v: Vec<_> = w.collect(); v }\n\n"
+            "#[cfg(test)]\nmod tests {}\n",
+        },
+        index_tree,
+    )
+    conn = index_tree(tmp_path)
+    try:
+        reasons = dict(
+            conn.execute(
+                "SELECT name, reason FROM refs WHERE name IN"
+                " ('inline', 'derive', 'cfg', 'ExactSizeIterator', '_')"
+            )
+        )
+    finally:
+        conn.close()
+    assert reasons == dict.fromkeys(
+        ("inline", "derive", "cfg", "ExactSizeIterator", "_"), "builtin"
+    )

@@ -282,6 +282,15 @@ BUILTINS = frozenset(
         "From", "Iterator", "IntoIterator", "Send", "Sync", "Sized", "Drop", "Fn", "FnMut",
         "FnOnce", "PartialEq", "Eq", "PartialOrd", "Ord", "Debug", "Display", "Hash",
         "AsRef", "AsMut", "std", "core", "alloc", "self", "Self", "super", "crate",
+        "DoubleEndedIterator", "ExactSizeIterator", "Extend", "FromIterator", "ToOwned",
+        "TryFrom", "TryInto", "Unpin", "_",
+    }
+    | {  # built-in attributes (`#[derive(Debug)]`); none is a likely method name
+        "derive", "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "deprecated",
+        "must_use", "inline", "cold", "track_caller", "repr", "non_exhaustive", "macro_use",
+        "macro_export", "no_mangle", "export_name", "automatically_derived", "should_panic",
+        "proc_macro", "proc_macro_derive", "proc_macro_attribute", "global_allocator",
+        "panic_handler", "no_std", "recursion_limit", "rustfmt", "clippy", "target_feature",
     }
 )  # fmt: skip
 
