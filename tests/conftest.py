@@ -36,6 +36,12 @@ WHERE e.kind IN ({kinds})
 """
 
 
+def _write(root: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+
+
 def indexed_edges(
     root: Path,
     files: dict[str, str],
@@ -44,13 +50,24 @@ def indexed_edges(
 ) -> set[tuple[str, ...]]:
     """Write ``files`` under ``root``, index them with the real pipeline and return
     (source, kind, target qualified name, target file) of every edge of ``kinds``."""
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    _write(root, files)
     conn = index_tree(root)
     try:
         sql = EDGES.format(kinds=",".join("?" * len(kinds)))
         return {tuple(row) for row in conn.execute(sql, kinds)}
+    finally:
+        conn.close()
+
+
+def ref_reasons(root: Path, files: dict[str, str], index_tree: IndexTree) -> dict[str, str]:
+    """Write ``files`` under ``root``, index them with the real pipeline and return why
+    each reference is unresolved ("" when it resolved), by ``receiver.name`` (``name``
+    without a receiver)."""
+    _write(root, files)
+    conn = index_tree(root)
+    try:
+        rows = conn.execute("SELECT coalesce(receiver || '.', '') || name, reason FROM refs")
+        return dict(rows.fetchall())
     finally:
         conn.close()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import IndexTree
+from conftest import IndexTree, ref_reasons
 from conftest import indexed_edges as edges
 
 
@@ -369,21 +369,12 @@ def test_a_standard_library_type_is_builtin_not_a_same_named_project_type(
     """``xhr: XMLHttpRequest``, ``store: Storage`` (rxjs' ajax, axios): the DOM's types,
     which the project names without importing, are builtin; a project class ``Storage``
     in another file that this one does not import is not guessed for them."""
-    for path, text in {
-        "src/cache.ts": "export class Storage {\n  read(key: string): string { return key }\n}\n",
-        "src/ajax.ts": "export function send(xhr: XMLHttpRequest, store: Storage): void {}\n",
-    }.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(text, encoding="utf-8")
-    conn = index_tree(tmp_path)
-    try:
-        rows = conn.execute(
-            "SELECT r.name, r.resolved, r.reason FROM refs r JOIN files f ON f.id = r.file_id"
-            " WHERE f.path = 'src/ajax.ts' AND r.kind = 'type_of'"
-        )
-        assert {name: (resolved, reason) for name, resolved, reason in rows} == {
-            "XMLHttpRequest": (0, "builtin"),
-            "Storage": (0, "builtin"),
-        }
-    finally:
-        conn.close()
+    reasons = ref_reasons(
+        tmp_path,
+        {
+            "src/cache.ts": "export class Storage {\n  read(key: string) { return key }\n}\n",
+            "src/ajax.ts": "export function send(xhr: XMLHttpRequest, store: Storage): void {}\n",
+        },
+        index_tree,
+    )
+    assert (reasons["XMLHttpRequest"], reasons["Storage"]) == ("builtin", "builtin")

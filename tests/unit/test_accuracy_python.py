@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import IndexTree
+from conftest import IndexTree, ref_reasons
 from conftest import indexed_edges as edges
 
 
@@ -143,23 +143,18 @@ def test_a_dunder_no_project_class_defines_is_builtin(
     """``self.__class__``, ``cls.__new__(cls)``, ``super().__init__()`` in a class with no
     bases (pip, pkg_resources) are the object model's own, not unknown; a plain member
     the class lacks stays unknown, and one a base outside the project may hold, external."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "a.py").write_text(
-        "import json\n\n"
-        "class Base:\n    def __init__(self):\n        super().__init__()\n"
-        "        keep(self.__class__, self.missing)\n\n"
-        "    @classmethod\n    def build(cls):\n        return cls.__new__(cls)\n\n"
-        "class Coder(json.JSONEncoder):\n    def run(self):\n        keep(self.indent)\n\n"
-        "def keep(*values): ...\n",
-        encoding="utf-8",
+    reasons = ref_reasons(
+        tmp_path,
+        {
+            "pkg/a.py": "import json\n\n"
+            "class Base:\n    def __init__(self):\n        super().__init__()\n"
+            "        keep(self.__class__, self.missing)\n\n"
+            "    @classmethod\n    def build(cls):\n        return cls.__new__(cls)\n\n"
+            "class Coder(json.JSONEncoder):\n    def run(self):\n        keep(self.indent)\n\n"
+            "def keep(*values): ...\n",
+        },
+        index_tree,
     )
-    conn = index_tree(tmp_path)
-    try:
-        reasons = dict(
-            conn.execute("SELECT coalesce(receiver, '') || '.' || name, reason FROM refs")
-        )
-    finally:
-        conn.close()
     assert reasons["super().__init__"] == "builtin"
     assert reasons["self.__class__"] == "builtin"
     assert reasons["cls.__new__"] == "builtin"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from test_resolve_support import Tree
 
-from conftest import IndexTree, indexed_edges
+from conftest import IndexTree, indexed_edges, ref_reasons
 
 CORE = "core/src/main/java/com/acme/core"
 
@@ -155,11 +155,5 @@ def test_a_fully_qualified_jdk_type_is_external_and_its_methods_not_guessed(
         index_tree,
     )
     assert not {edge for edge in found if edge[2] == "CallStack.pop"}
-    conn = index_tree(tmp_path)
-    try:
-        reasons = dict(
-            conn.execute("SELECT name, reason FROM refs WHERE name IN ('pop', 'Reader')")
-        )
-    finally:
-        conn.close()
-    assert reasons == {"pop": "external", "Reader": "external"}
+    reasons = ref_reasons(tmp_path, {}, index_tree)
+    assert (reasons["nodes.pop"], reasons["java.io.Reader"]) == ("external", "external")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from test_resolve_support import Tree
 
-from conftest import IndexTree, indexed_edges
+from conftest import IndexTree, indexed_edges, ref_reasons
 
 
 @pytest.fixture
@@ -297,9 +297,10 @@ def test_built_in_attributes_and_prelude_traits_are_builtin(
 ) -> None:
     """``#[inline]``, ``#[derive(Debug)]``, ``#[cfg(test)]``, ``impl ExactSizeIterator`` and
     ``Vec<_>`` (petgraph, serde_json) are the language's own, not unknown or dynamic."""
-    edges(
+    reasons = ref_reasons(
         tmp_path,
         {
+            "Cargo.toml": '[package]\nname = "app"\n',
             "src/lib.rs": "#[derive(Debug)]\npub struct Walk { n: usize }\n\n"
             "impl Iterator for Walk {\n    type Item = usize;\n"
             "    #[inline]\n    fn next(&mut self) -> Option<usize> { None }\n}\n\n"
@@ -309,16 +310,5 @@ def test_built_in_attributes_and_prelude_traits_are_builtin(
         },
         index_tree,
     )
-    conn = index_tree(tmp_path)
-    try:
-        reasons = dict(
-            conn.execute(
-                "SELECT name, reason FROM refs WHERE name IN"
-                " ('inline', 'derive', 'cfg', 'ExactSizeIterator', '_')"
-            )
-        )
-    finally:
-        conn.close()
-    assert reasons == dict.fromkeys(
-        ("inline", "derive", "cfg", "ExactSizeIterator", "_"), "builtin"
-    )
+    names = ("inline", "derive", "cfg", "ExactSizeIterator", "_")
+    assert {name: reasons[name] for name in names} == dict.fromkeys(names, "builtin")
