@@ -59,6 +59,11 @@ from repolens.store.db import (
 )
 
 BATCH_SIZE = 200
+BATCH_BYTES = 1 << 20
+"""Source bytes after which a batch ends even short of ``BATCH_SIZE`` files. Files come
+largest first, so 200 files made a first batch of most of the text, and its end (the FTS
+insert and commit, 0.4 s on pip) outlasted the work the parse workers had in hand: they
+sat idle. Batches of about a megabyte end in a tenth of that."""
 PENDING_KEY = "pending_resolve"  # files whose reach resolve must still widen
 EXACT_KEY = "pending_exact"  # files already widened from the edit's delta
 EXTRACTION_KEY = "extraction_version"  # EXTRACTION_VERSION of the stored facts
@@ -157,15 +162,16 @@ class _Batch:
     before: set[int] = field(default_factory=set)  # their symbols, before
     fts_rows: list[chunk_store.FtsRow] = field(default_factory=list)
     files: int = 0
+    bytes: int = 0
 
 
 def _store_batch(
     conn: sqlite3.Connection, results: Iterator[FileResult], size: int, report: IndexReport
 ) -> int:
-    """Write the next ``size`` results (fewer at the end; returns how many) in one
-    transaction, and remember what needs resolution: new files (which ``resolve`` widens
-    to every file whose answers they may change), and for rewritten files, what comparing
-    their facts before and after says they can move.
+    """Write the next ``size`` results (fewer at the end or past ``BATCH_BYTES``; returns
+    how many) in one transaction, and remember what needs resolution: new files (which
+    ``resolve`` widens to every file whose answers they may change), and for rewritten
+    files, what comparing their facts before and after says they can move.
 
     Each result is written as it arrives: the parse workers, which may run only a few
     results ahead, keep working meanwhile, and when they are done only the last few files
@@ -176,6 +182,8 @@ def _store_batch(
         batch = _Batch(_pending(conn))
         for result in itertools.islice(results, size):
             _store_result(conn, result, now, batch, report)
+            if batch.bytes >= BATCH_BYTES:
+                break
         if batch.files:
             chunk_store.insert_fts(conn, batch.fts_rows)  # last: one FTS5 segment per batch
             exact = _pending_exact(conn)
@@ -191,6 +199,7 @@ def _store_result(
 ) -> None:
     batch.files += 1
     task = result.task
+    batch.bytes += task.size
     if result.status == "unchanged":
         conn.execute(
             "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
