@@ -87,6 +87,9 @@ class LanguageSpec:
     crate_macros: bool = False  # Rust: a crate's `macro_rules!` reach its every module
     exported_only: bool = False  # importers see only symbols marked exported
     imports_are_members: bool = False  # every module-level import is importable (Python)
+    # a module and a function may share a name, a call meaning the function (Rust's
+    # `mod dijkstra; pub use dijkstra::dijkstra;`, and `use algo::dijkstra` brings both)
+    namespaces_apart: bool = False
     wildcard_needs_public: bool = False  # `import *` skips `_private` names (Python)
     class_scope_visible: bool = False  # class-body names visible inside methods
     # Guess bare names by name match: only where names can come from nowhere visible

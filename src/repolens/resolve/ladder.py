@@ -32,6 +32,7 @@ ALIAS_KINDS = frozenset({"variable", "constant"})  # `StyleType = Union[str, Sty
 GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing states
 TYPE_REFS = frozenset({"type_of", "returns", "extends", "implements"})
 NAMED_TYPES = TYPE_REFS | {"instantiates"}  # references that name a type
+VALUE_USES = frozenset({"calls", "references"})  # a name used as a value, not a type or path
 DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
     # a module-level name bound to a made function (`parseAsync = _parseAsync(err)`,
@@ -282,6 +283,8 @@ def finish(ctx: Context, ref: RefRow, value: Value) -> Outcome:
     """Edges for what the reference denotes, if its kind fits the reference."""
     if value.kind == "none":
         return unresolved(value.reason or "unknown")
+    if value.kind == "module" and ref.kind in VALUE_USES:
+        value = _namesake(ctx, ref, value)
     if value.kind == "module":
         files = value.module.files if value.module is not None else []
         if ref.kind == "references" and files:
@@ -304,6 +307,16 @@ def finish(ctx: Context, ref: RefRow, value: Value) -> Outcome:
     if fits is not None and sym.kind not in fits:
         return unresolved("dynamic" if kind == "calls" else "unknown")
     return Outcome((hit,))
+
+
+def _namesake(ctx: Context, ref: RefRow, value: Value) -> Value:
+    """A module used as a value means the function named like it, where the language
+    keeps the two apart; otherwise the module itself."""
+    spec = ctx.spec_of.get(ref.file_id)
+    if spec is None or not spec.namespaces_apart or value.module is None:
+        return value
+    found = members.namesake(ctx, value.module)
+    return found.via(value) if found is not None else value
 
 
 def _instantiation(ctx: Context, hit: Hit) -> tuple[Hit, ...]:

@@ -157,18 +157,41 @@ def _module_member(ctx: Context, module: Module, name: str) -> Value | None:
     return Value("module", module=child) if child is not None else None
 
 
-def _reexported(ctx: Context, module: Module, name: str, spec: LanguageSpec) -> Value | None:
+def namesake(ctx: Context, module: Module) -> Value | None:
+    """The non-module item its parent module holds under ``module``'s name, defined there
+    or re-exported (``pub use dijkstra::dijkstra;`` beside ``mod dijkstra;``): what a call
+    of the name means where modules and values are apart (``namespaces_apart``)."""
+    parent = module.parent
+    if parent is None:
+        return None
+    name = next((n for n, child in parent.children.items() if child is module), None)
+    spec = module_spec(ctx, parent)
+    if name is None or spec is None:
+        return None
+    for fid in parent.files:
+        syms = [s for s in top_level(ctx, fid, name) if s.kind != "module"]
+        if syms:
+            return symbol_value(pick(syms))
+    return _reexported(ctx, parent, name, spec, values_only=True)
+
+
+def _reexported(
+    ctx: Context, module: Module, name: str, spec: LanguageSpec, values_only: bool = False
+) -> Value | None:
+    """What ``module`` re-exports as ``name``; with ``values_only``, never a module."""
     for fid in module.files:
         for _, _, binder in scope.module_table(ctx, ctx.file(fid)).get(name, ()):
             if isinstance(binder, ImportRow) and (spec.imports_are_members or binder.is_reexport):
                 value = import_value(ctx, binder)
+                if values_only and value.kind == "module":
+                    continue
                 if value.kind != "none" or value.reason == "external":
                     return value
     for fid in module.files:
         for imp in ctx.project.imports.get(fid, ()):
             if imp.is_wildcard and (spec.imports_are_members or imp.is_reexport):
                 starred = wildcard_member(ctx, imp, name)
-                if starred is not None:
+                if starred is not None and not (values_only and starred.kind == "module"):
                     return starred
     return None
 

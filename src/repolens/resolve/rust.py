@@ -334,6 +334,7 @@ SPEC = LanguageSpec(
     # a private `use` is seen by the module's descendants, and only they may name it
     # (`crate::de::Access` from `de::value` through `use access::*` in `de`)
     imports_are_members=True,
+    namespaces_apart=True,
     declare_before_use=True,
     line_patterns=True,
     crate_macros=True,
