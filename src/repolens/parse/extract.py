@@ -203,6 +203,19 @@ def _embedded(
     out.imports.sort(key=attrgetter("line"))
 
 
+OPAQUE_TYPES = frozenset({"Any", "any", "unknown", "object", "Object", "AnyObject", "AnyRef"})
+"""Types that say nothing of a value's members: a call on such a value may still be
+guessed by name, as on a value of no stated type."""
+
+
+def _says_nothing(type_name: str, type_variables: set[str]) -> bool:
+    """Whether a binding to this builtin type is not worth keeping: an opaque type, or a
+    lone letter (``T``), a type variable of nothing a project defines. Any other builtin
+    type is kept: ``s: str`` makes ``s.casefold()`` a builtin call, never a guess at a
+    project's method of that name."""
+    return type_name in OPAQUE_TYPES or (len(type_name) == 1 and type_name not in type_variables)
+
+
 class _Matches:
     """Turns non-definition matches into references, bindings, imports and exports."""
 
@@ -331,8 +344,8 @@ class _Matches:
         type_name, from_call = self.types.of(caps, node, inner)
         if from_call == TYPE_BOUND:
             self.type_variables.add(name)
-        elif type_name in spec.builtin_types and type_name not in self.type_variables:
-            return  # `T` alone is a type variable of nothing a project defines
+        elif type_name in spec.builtin_types and _says_nothing(type_name, self.type_variables):
+            return
         if not type_name:
             return
         line, end = node.start_point[0] + 1, None

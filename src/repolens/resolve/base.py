@@ -90,6 +90,7 @@ class LanguageSpec:
     # a module and a function may share a name, a call meaning the function (Rust's
     # `mod dijkstra; pub use dijkstra::dijkstra;`, and `use algo::dijkstra` brings both)
     namespaces_apart: bool = False
+    methods_apart: bool = False  # a bare call names a method, never a variable (Java)
     wildcard_needs_public: bool = False  # `import *` skips `_private` names (Python)
     class_scope_visible: bool = False  # class-body names visible inside methods
     # Guess bare names by name match: only where names can come from nowhere visible

@@ -152,6 +152,7 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     self_names=frozenset({"this"}),
     implicit_members=True,
+    methods_apart=True,
     class_scope_visible=True,
     package_scope=True,
     exported_only=True,

@@ -100,8 +100,9 @@ def evaluate(ctx: Context, ref: RefRow) -> tuple[Value, Value | None]:
     types_only = ref.kind in TYPE_REFS
     if ref.receiver is None:
         value = scope.lookup_name(
-            ctx, file, scope_id, ref.name, ref.line, exclude, types_only=types_only
-        )
+            ctx, file, scope_id, ref.name, ref.line, exclude,
+            types_only=types_only, callee=ref.kind == "calls",
+        )  # fmt: skip
         return value, None
     receiver = _receiver(ctx, file, scope_id, ref.receiver, ref.line, types_only)
     if receiver.kind == "none":

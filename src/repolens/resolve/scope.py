@@ -38,10 +38,13 @@ def lookup_name(
     exclude: int | None = None,
     *,
     types_only: bool = False,
+    callee: bool = False,
 ) -> Value:
     """What ``name`` denotes at ``line`` inside ``scope_id`` (ladder steps 1 and 2).
     In a type position (``types_only``) locals, parameters and fields are not candidates:
-    ``store store.Store`` names the package ``store``, not the field being declared."""
+    ``store store.Store`` names the package ``store``, not the field being declared. Nor
+    are they for the ``callee`` of a bare call where a call names a method, never a
+    variable (``methods_apart``: Java's ``append(append)`` calls the method)."""
     spec = ctx.spec_of.get(file.id)
     if spec is None:
         return NONE_UNKNOWN
@@ -53,7 +56,8 @@ def lookup_name(
         if sym.kind == "file":
             break
         if sym.kind not in CLASS_KINDS:
-            found = _local(ctx, sym, name, line, exclude, types_only)
+            skip = callee and spec.methods_apart
+            found = None if skip else _local(ctx, sym, name, line, exclude, types_only)
             if found is None and sym.kind in CALLABLE_KINDS:
                 found = _function_import(ctx, sym, name)
             at_load_time = at_load_time and sym.kind not in CALLABLE_KINDS
