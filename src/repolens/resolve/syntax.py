@@ -201,13 +201,16 @@ def is_mapping(text: str) -> bool:
 
 def subscript_item(text: str) -> str:
     """What indexing a value of type ``text`` gives: a sequence's element (``list[Conn]``,
-    ``Conn[]``, ``[]Conn``, ``Vec<Conn>``, ``tuple[Conn, ...]``), a mapping's value
-    (``dict[str, Conn]``, ``map[string]Conn``, ``Record<string, Conn>``); '' otherwise."""
+    ``Conn[]``, ``[]Conn``, ``Vec<Conn>``, Rust's slice ``[Conn]``, ``tuple[Conn, ...]``),
+    a mapping's value (``dict[str, Conn]``, ``map[string]Conn``, ``Record<string, Conn>``);
+    '' otherwise."""
     text = text.strip()
     if text.endswith("[]"):
         return text[:-2].strip()
     if text.startswith("[]"):
         return text[2:].strip()
+    if text.startswith("[") and text.endswith("]") and len(_split_top(text[1:-1], ",")) == 1:
+        return text[1:-1].strip()
     if text.startswith("map["):  # Go: the value type follows the key's closing bracket
         depth = 0
         for i, ch in enumerate(text[3:], start=3):

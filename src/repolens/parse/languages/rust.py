@@ -272,10 +272,19 @@ def _first_argument(args: str) -> str:
     return next((part for part in parts if part and not part.startswith("'")), "")
 
 
+_CONTAINERS = frozenset({"Vec", "VecDeque", "HashMap", "BTreeMap", "IndexMap"})
+"""Types whose items a subscript or loop gives: their arguments are kept."""
+
+
 def _clean_type(text: str) -> str:
     """``&'a mut Foo<T>`` -> ``Foo``, ``Option<Box<Foo>>`` -> ``Foo``: what a receiver's
-    methods are looked up on."""
-    return strip_generics(_unwrap(text))
+    methods are looked up on. A container keeps its arguments (``Vec<Label<G>>``) and a
+    slice or array its element (``[Label]``), so that ``labels[i]`` has ``Label``'s."""
+    text = _unwrap(text)
+    if text.startswith("[") and text.endswith("]"):
+        return "[" + strip_generics(split_top(text[1:-1], ";")[0].strip()) + "]"
+    head = text.partition("<")[0].rsplit("::", 1)[-1].strip()
+    return text if head in _CONTAINERS and text.endswith(">") else strip_generics(text)
 
 
 _BUILTIN_TYPES = frozenset(
