@@ -51,13 +51,13 @@ def lookup_name(
     syms = ctx.project.syms
     sid: int | None = scope_id
     innermost, at_load_time = True, True
+    skip_locals = callee and spec.methods_apart
     while sid is not None and sid in syms:
         sym = syms[sid]
         if sym.kind == "file":
             break
         if sym.kind not in CLASS_KINDS:
-            skip = callee and spec.methods_apart
-            found = None if skip else _local(ctx, sym, name, line, exclude, types_only)
+            found = None if skip_locals else _local(ctx, sym, name, line, exclude, types_only)
             if found is None and sym.kind in CALLABLE_KINDS:
                 found = _function_import(ctx, sym, name)
             at_load_time = at_load_time and sym.kind not in CALLABLE_KINDS
