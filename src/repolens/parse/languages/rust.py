@@ -282,7 +282,7 @@ def _clean_type(text: str) -> str:
     slice or array its element (``[Label]``), so that ``labels[i]`` has ``Label``'s."""
     text = _unwrap(text)
     if text.startswith("[") and text.endswith("]"):
-        return "[" + strip_generics(split_top(text[1:-1], ";")[0].strip()) + "]"
+        return "[" + _clean_type(split_top(text[1:-1], ";")[0].strip()) + "]"
     head = text.partition("<")[0].rsplit("::", 1)[-1].strip()
     return text if head in _CONTAINERS and text.endswith(">") else strip_generics(text)
 
