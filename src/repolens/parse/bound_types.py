@@ -39,12 +39,16 @@ class BoundTypes:
 
     def narrowed(self, caps: Captures, scope: int | None) -> tuple[int, int] | None:
         """The lines a narrowing holds on: through its block (``if isinstance(x, T):``),
+        through the node's parent (``@bind.within``: a comprehension's ``for``),
         or from after the node to the function's end (``if not isinstance(x, T): raise``,
         ``assert isinstance(x, T)``). None outside a function, whose names are not held
         line by line."""
         symbols = self.out.symbols
         if scope is None or symbols[scope].kind not in FUNCTION_KINDS:
             return None
+        if "bind.within" in caps:  # a comprehension's variable: on its lines only
+            around = caps["bind.within"][0].parent or caps["bind.within"][0]
+            return around.start_point[0] + 1, around.end_point[0] + 1
         if "bind.block" in caps:
             return caps["bind"][0].start_point[0] + 1, caps["bind.block"][0].end_point[0] + 1
         return caps["bind.after"][0].end_point[0] + 2, symbols[scope].end_line

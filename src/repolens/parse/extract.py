@@ -349,7 +349,7 @@ class _Matches:
         if not type_name:
             return
         line, end = node.start_point[0] + 1, None
-        if "bind.block" in caps or "bind.after" in caps:
+        if "bind.block" in caps or "bind.after" in caps or "bind.within" in caps:
             held = self.types.narrowed(caps, inner)
             if held is None:
                 return

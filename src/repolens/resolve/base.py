@@ -112,6 +112,12 @@ class LanguageSpec:
     invokers: frozenset[str] = frozenset()
     # the attribute of a class holding what its instances share (`Foo.prototype.save`)
     prototype: str = ""
+    # the method calling an instance runs (Python's `__call__`): `factory(app)` with
+    # `factory: Factory` calls `Factory.__call__` and gives what that returns
+    call_method: str = ""
+    # methods of the builtin containers that give one of their items: `by_key.get(k)` with
+    # `by_key: dict[str, Conn]` is a Conn (read only where the container's type is stated)
+    item_getters: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)

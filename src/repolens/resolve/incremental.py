@@ -39,7 +39,7 @@ def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[i
     edges into them (or into symbols that no longer exist), files importing them (or a
     file that no longer exists), files whose unresolved or guessed references name what
     they define (or reach it through an attribute), and files whose unresolved imports
-    name them."""
+    name them or what they define."""
     changed = sorted(set(file_ids))
     found = set(changed)
     found |= ids_in_slices(
@@ -56,6 +56,7 @@ def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[i
     found |= naming_refs(conn, names)
     found |= through_attributes(conn, attributes)
     found |= _naming_imports(conn, changed)
+    found |= _importing_names(conn, attributes)
     found |= class_parts(
         conn, ids_in_slices(conn, "SELECT id FROM symbols WHERE file_id IN ({marks})", changed)
     )
@@ -195,6 +196,25 @@ def _naming_imports(conn: sqlite3.Connection, changed: list[int]) -> set[int]:
             tokens.add(name)
         if tokens & words:
             found.add(file_id)
+    return found
+
+
+def _importing_names(conn: sqlite3.Connection, names: set[str]) -> set[int]:
+    """Files importing one of ``names`` from a module that lacked it: Java's ``import
+    com.acme.model.Order;`` reaches the package while ``Order.java`` is gone, and only
+    the name says that the file coming back is what it wants."""
+    found: set[int] = set()
+    ordered = sorted(names)
+    for start in range(0, len(ordered), 500):
+        part = ordered[start : start + 500]
+        found.update(
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT file_id FROM imports WHERE target_symbol_id IS NULL"
+                f" AND name IN ({','.join('?' * len(part))})",
+                part,
+            )
+        )
     return found
 
 

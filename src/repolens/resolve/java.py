@@ -143,6 +143,12 @@ BUILTIN_METHODS = frozenset(
     }
 )  # fmt: skip
 
+ITEM_GETTERS = frozenset(
+    {"get", "getOrDefault", "remove", "poll", "peek", "pop", "getFirst", "getLast",
+     "removeFirst", "removeLast", "pollFirst", "pollLast", "peekFirst", "peekLast"}
+)  # fmt: skip
+"""What ``Map``/``List``/``Deque`` methods give: one of the container's items."""
+
 SPEC = LanguageSpec(
     name="java",
     languages=frozenset({"java"}),
@@ -158,4 +164,5 @@ SPEC = LanguageSpec(
     exported_only=True,
     super_calls_constructor=True,
     param_name_last=True,
+    item_getters=ITEM_GETTERS,
 )

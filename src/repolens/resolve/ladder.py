@@ -229,6 +229,10 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
     if spec is None:
         return unresolved("unknown")
     value, receiver = evaluate(ctx, ref)
+    if ref.kind == "calls" and value.kind in ("local", "symbol"):
+        method = receivers.called_method(ctx, value)
+        if method is not None:
+            return _called_instance(ctx, ref, value, method)
     if value.kind == "none":
         if receiver is None and value.reason == "unknown":
             if spec.bare_name_match:
@@ -242,6 +246,16 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
         ):
             value = namematch.match(ctx, ref, spec, method=True)
     return finish(ctx, ref, value)
+
+
+def _called_instance(ctx: Context, ref: RefRow, value: Value, method: Value) -> Outcome:
+    """A call of a variable holding a callable instance (``_aborter(404)`` with
+    ``_aborter = Aborter()``) calls its class's call method, and uses the variable."""
+    called = finish(ctx, ref, method)
+    if value.kind != "symbol" or value.sym is None:
+        return called
+    used = Hit(value.sym, "references", round(value.confidence, 3), value.provenance)
+    return Outcome((*called.hits, used), called.reason)
 
 
 def _mixed_in(receiver: Value) -> bool:

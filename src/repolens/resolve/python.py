@@ -254,6 +254,8 @@ SPEC = LanguageSpec(
     constructor_names=frozenset({"__init__"}),
     imports_are_members=True,
     wildcard_needs_public=True,
+    call_method="__call__",
+    item_getters=frozenset({"get", "pop", "setdefault"}),
 )
 
 

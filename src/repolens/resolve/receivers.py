@@ -107,8 +107,22 @@ def eval_receiver(
     for segment in segments[1:]:
         if value.kind == "none":
             break
-        value = apply_ops(ctx, attribute(ctx, value, segment.name), segment.ops)
+        item = None
+        if segment.ops[:1] == "c" and _is_getter(ctx, file, segment.name):
+            item = _item_value(ctx, value)
+        if item is not None:
+            value = apply_ops(ctx, item, segment.ops[1:])
+        else:
+            value = apply_ops(ctx, attribute(ctx, value, segment.name), segment.ops)
     return value
+
+
+def _is_getter(ctx: Context, file: FileRow, method: str) -> bool:
+    """Whether ``method`` gives an item of a builtin container (``LanguageSpec.
+    item_getters``); it does so only where the container's type is stated, so a project
+    class's own ``get`` is still looked up as any method is."""
+    spec = ctx.spec_of.get(file.id)
+    return spec is not None and method in spec.item_getters
 
 
 def _head(
@@ -302,7 +316,8 @@ def _is_property(sym: Sym) -> bool:
 
 
 def call_value(ctx: Context, value: Value) -> Value:
-    """What calling ``value`` gives: an instance of a class, a function's return type."""
+    """What calling ``value`` gives: an instance of a class, a function's return type,
+    what the call method of a callable instance returns."""
     if value.kind == "class":
         return Value("instance", sym=value.sym).via(value)
     if value.kind == "symbol" and value.sym is not None and value.sym.kind in CALLABLE_KINDS:
@@ -312,8 +327,27 @@ def call_value(ctx: Context, value: Value) -> Value:
         held = value_type(ctx, value)
         if held.kind == "class":
             return Value("instance", sym=held.sym).via(held)
-        return held if held.kind == "none" and held.reason != "unknown" else NONE_DYNAMIC
-    return value if value.kind == "none" else NONE_DYNAMIC
+        if held.kind == "none":
+            return held if held.reason != "unknown" else NONE_DYNAMIC
+        value = held
+    if value.kind == "none":
+        return value
+    method = called_method(ctx, value)
+    return call_value(ctx, method) if method is not None else NONE_DYNAMIC
+
+
+def called_method(ctx: Context, value: Value) -> Value | None:
+    """The method a call of ``value`` runs when it holds an instance whose class defines
+    the language's call method (``LanguageSpec.call_method``), else None."""
+    if value.kind in ("symbol", "local"):
+        value = value_type(ctx, value)
+    if value.kind != "instance" or value.sym is None:
+        return None
+    spec = ctx.spec_of.get(value.sym.file_id)
+    if spec is None or not spec.call_method:
+        return None
+    found = members.class_member(ctx, value.sym, spec.call_method)
+    return found.via(value).weaker(1.0, "resolved-type") if found is not None else None
 
 
 def _returns(ctx: Context, fn: Sym) -> Value:
@@ -350,7 +384,7 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
         if binding.from_call == CALL_ELEMENT:
             result = _mapped_value(ctx, file, binding) or _element_value(ctx, callee)
         else:
-            result = call_value(ctx, callee)
+            result = _got_value(ctx, file, binding) or call_value(ctx, callee)
     else:
         result = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
     return result.weaker(TYPE_CONFIDENCE, "resolved-type")
@@ -367,6 +401,15 @@ def _mapped_value(ctx: Context, file: FileRow, binding: BindingRow) -> Value | N
         return None
     held = eval_receiver(ctx, file, binding.scope_id, mapping, binding.line)
     return _item_value(ctx, held, mappings_only=True)
+
+
+def _got_value(ctx: Context, file: FileRow, binding: BindingRow) -> Value | None:
+    """An item a binding takes from a container (``found = by_key.get(key)`` with
+    ``by_key: dict[str, Conn]``), or None."""
+    holder, _, method = binding.type_name.rpartition(".")
+    if not holder or not _is_getter(ctx, file, method):
+        return None
+    return _item_value(ctx, eval_receiver(ctx, file, binding.scope_id, holder, binding.line))
 
 
 def _element_value(ctx: Context, callee: Value) -> Value:

@@ -127,6 +127,11 @@ def _local(
     if bindings and any(b.end_line is not None for b in bindings):
         ctx.line_choices += 1  # a narrowing holds on its lines only
         bindings = [b for b in bindings if b.end_line is None or b.line <= line <= b.end_line]
+        # and there it hides what was bound before it, even on its first line (a
+        # comprehension's `for`), but not what is bound again inside it
+        inner = max((b.line for b in bindings if b.end_line is not None), default=None)
+        if inner is not None:
+            bindings = [b for b in bindings if b.end_line is not None or b.line > inner]
     if bindings and bindings[-1].line >= line and any(_reads(b, name) for b in bindings):
         ctx.line_choices += 1  # the answer on its line is not the answer on the next
         bindings = [b for b in bindings if not _reads_itself(b, name, line)]

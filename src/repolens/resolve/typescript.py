@@ -221,4 +221,5 @@ SPEC = LanguageSpec(
     super_calls_constructor=True,
     invokers=frozenset({"call", "apply"}),
     prototype="prototype",
+    item_getters=frozenset({"get", "at", "find", "findLast", "pop", "shift"}),
 )

@@ -19,7 +19,8 @@ Conventions decided here:
   function, ``x = a.b`` makes later calls ``x()``/``x.c()`` calls of ``a.b()``/``a.b.c()``.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
 - ``for i, x in enumerate(xs)`` binds ``x`` as ``for x in xs`` does; ``for k, v in
-  m.items()`` binds ``v`` as ``for v in m.values()`` does (a value of the mapping).
+  m.items()`` binds ``v`` as ``for v in m.values()`` does (a value of the mapping). A
+  comprehension's ``for`` binds the same way, on the comprehension's lines only.
 - ``x = y or X()``, ``x = X() if c else y`` and ``x = None if c else X()`` bind ``x`` as
   ``x = X()`` does (the fallback, or the one value that is not ``None``).
 - ``if``/``elif isinstance(x, T):`` binds the name ``x`` to ``T`` in that block only;
@@ -71,16 +72,26 @@ QUERY = r"""
             .)]) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
-(for_statement left: (identifier) @name
-  right: [(identifier) @bind.iter (attribute) @bind.iter
-          (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind
-(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
-  right: (call function: (attribute attribute: (identifier) @_items) @bind.iter_call)
-  (#eq? @_items "items")) @bind
-(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
-  right: (call function: (identifier) @_enumerate
-    arguments: (argument_list . [(identifier) (attribute)] @bind.iter))
-  (#eq? @_enumerate "enumerate")) @bind
+[(for_statement left: (identifier) @name
+   right: [(identifier) @bind.iter (attribute) @bind.iter
+           (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind
+ (for_in_clause left: (identifier) @name
+   right: [(identifier) @bind.iter (attribute) @bind.iter
+           (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind @bind.within]
+[(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
+   right: (call function: (attribute attribute: (identifier) @_items) @bind.iter_call)
+   (#eq? @_items "items")) @bind
+ (for_in_clause left: (pattern_list . (identifier) . (identifier) @name .)
+   right: (call function: (attribute attribute: (identifier) @_items) @bind.iter_call)
+   (#eq? @_items "items")) @bind @bind.within]
+[(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
+   right: (call function: (identifier) @_enumerate
+     arguments: (argument_list . [(identifier) (attribute)] @bind.iter))
+   (#eq? @_enumerate "enumerate")) @bind
+ (for_in_clause left: (pattern_list . (identifier) . (identifier) @name .)
+   right: (call function: (identifier) @_enumerate
+     arguments: (argument_list . [(identifier) (attribute)] @bind.iter))
+   (#eq? @_enumerate "enumerate")) @bind @bind.within]
 (if_statement condition: (call function: (identifier) @_isinstance
   arguments: (argument_list . (identifier) @name . [(identifier) (attribute)] @bind.new .)) @bind
   consequence: (block) @bind.block (#eq? @_isinstance "isinstance"))

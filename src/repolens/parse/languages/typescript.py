@@ -57,6 +57,15 @@ QUERY = (
   right: [(identifier) @bind.iter (member_expression) @bind.iter
           (call_expression function: [(identifier) (member_expression)] @bind.iter_call)])
   @bind
+(call_expression
+  function: (member_expression object: [(identifier) (member_expression)] @bind.iter
+    property: (property_identifier) @_each)
+  arguments: (arguments . (arrow_function
+    [parameter: (identifier) @name
+     parameters: (formal_parameters . (required_parameter !type pattern: (identifier) @name))])
+    @bind.within)
+  (#any-of? @_each "forEach" "map" "filter" "find" "findLast" "findIndex" "findLastIndex"
+    "some" "every" "flatMap")) @bind
 """
     + es.CALLS
     + es.BINDINGS.format(untyped="!type")
