@@ -3,7 +3,8 @@
 Each fixture under ``tests/fixtures/graph/<lang>/`` is indexed with the real parser into a
 real SQLite file and resolved; ``expected.toml`` lists edges that must exist and edges
 that must not, as ``"<kind> <path>:<qualified name> -> <path>:<qualified name>"``
-(``<module>`` stands for a file's module-level code).
+(``<module>`` stands for a file's module-level code); ``must_typed`` edges must exist as
+an exact answer, not as a guess by name (a namesake elsewhere makes the guess possible).
 """
 
 from __future__ import annotations
@@ -61,13 +62,15 @@ def index_tree(root: Path, db: Path) -> tuple[sqlite3.Connection, ResolveStats]:
     return conn, resolve(conn, root)
 
 
-def edge_set(conn: sqlite3.Connection) -> set[str]:
-    """Every non-``contains`` edge as ``"<kind> <from> -> <to>"``."""
+def edge_set(conn: sqlite3.Connection, *, exact: bool = False) -> set[str]:
+    """Every non-``contains`` edge as ``"<kind> <from> -> <to>"`` (``exact``: those made
+    by some reference other than by a guess by name)."""
     rows = conn.execute(
         "SELECT e.kind, fs.path, s.kind, s.qualified_name, ft.path, t.kind, t.qualified_name"
         " FROM edges e JOIN symbols s ON s.id = e.source_id JOIN files fs ON fs.id = s.file_id"
         " JOIN symbols t ON t.id = e.target_id JOIN files ft ON ft.id = t.file_id"
-        " WHERE e.kind != 'contains'"
+        " WHERE e.kind != 'contains' AND (? = 0 OR e.provenance != 'name-match')",
+        (int(exact),),
     )
     return {
         f"{kind} {_name(sp, sk, sq)} -> {_name(tp, tk, tq)}"
@@ -88,8 +91,11 @@ def check_expected_edges(root: Path, db: Path) -> ResolveStats:
     ``must`` edge is there and no ``must_not`` edge is (all edges listed on failure)."""
     expected = tomllib.loads((root / "expected.toml").read_text(encoding="utf-8"))
     conn, stats = index_tree(root, db)
-    edges = edge_set(conn)
+    edges, exact = edge_set(conn), edge_set(conn, exact=True)
     missing = sorted(e for e in map(_normalise, expected["must"]) if e not in edges)
+    missing += sorted(
+        f"{e} (exact)" for e in map(_normalise, expected.get("must_typed", [])) if e not in exact
+    )
     wrong = sorted(e for e in map(_normalise, expected["must_not"]) if e in edges)
     report = "\n".join([f"missing ({len(missing)}):", *missing, f"wrong ({len(wrong)}):", *wrong])
     assert not missing and not wrong, report + "\nall edges:\n" + "\n".join(sorted(edges))

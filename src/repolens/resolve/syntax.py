@@ -126,8 +126,11 @@ WRAPPERS = frozenset(
     {
         "Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly", "Box",
         "Rc", "Arc", "RefCell", "Cell", "Mutex", "RwLock", "Ref", "RefMut", "Pin", "Readonly",
+        "Promise", "PromiseLike", "Awaitable",
     }
 )  # fmt: skip
+"""Types read as the one they hold. A promise is its value: what is called on one is
+nearly always called on it awaited (``const order = await repo.find(id)``)."""
 CLASS_WRAPPERS = frozenset({"type", "Type", "Class"})
 ARRAY = "[]"  # arrays, slices and variadics: builtin containers in every language
 NULLS = frozenset({"None", "null", "undefined", "nil", "NoneType"})

@@ -147,6 +147,7 @@ BINDINGS = f"""
 (variable_declarator {{untyped}} name: (identifier) @name
   value: [(new_expression constructor: (_) @bind.new)
           (call_expression function: {_CALLEE})
+          (await_expression (call_expression function: {_CALLEE}))
           (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias]) @bind
 (if_statement condition: (parenthesized_expression (binary_expression left: (identifier) @name
   operator: "instanceof" right: [(identifier) (member_expression)] @bind.new) @bind)

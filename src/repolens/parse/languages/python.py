@@ -17,6 +17,8 @@ Conventions decided here:
   ``with X() as x`` binds ``x`` the same way (``__enter__`` nearly always returns self);
   ``self.x = x`` copies the binding of ``x`` (a typed parameter) to ``self.x``; in a
   function, ``x = a.b`` makes later calls ``x()``/``x.c()`` calls of ``a.b()``/``a.b.c()``.
+  ``x = await f()`` binds ``x`` as ``x = f()`` does: an ``async def``'s annotation states
+  what awaiting it gives.
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
 - ``for i, x in enumerate(xs)`` binds ``x`` as ``for x in xs`` does; ``for k, v in
   m.items()`` binds ``v`` as ``for v in m.values()`` does (a value of the mapping). A
@@ -62,9 +64,12 @@ QUERY = r"""
 (assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
 (assignment !type left: (identifier) @name
   right: [(call function: [(identifier) (attribute)] @bind.call)
+          (await (call function: [(identifier) (attribute)] @bind.call))
           (identifier) @bind.alias (attribute) @bind.alias]) @bind
 (assignment !type left: (attribute) @name
-  right: [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias]) @bind
+  right: [(call function: [(identifier) (attribute)] @bind.call)
+          (await (call function: [(identifier) (attribute)] @bind.call))
+          (identifier) @bind.alias]) @bind
 (assignment !type left: [(identifier) (attribute)] @name
   right: [(boolean_operator right: (call function: [(identifier) (attribute)] @bind.call))
           (conditional_expression . (call function: [(identifier) (attribute)] @bind.call))
@@ -110,7 +115,8 @@ QUERY = r"""
  (typed_default_parameter name: (identifier) @name type: (type) @bind.type)] @bind
 (function_definition !return_type body: (block
   [(return_statement "return" @name
-     [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias])
+     [(call function: [(identifier) (attribute)] @bind.call)
+      (await (call function: [(identifier) (attribute)] @bind.call)) (identifier) @bind.alias])
    (expression_statement (yield "yield" @name
      [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias]))] @bind))
 
