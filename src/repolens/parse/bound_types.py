@@ -17,6 +17,7 @@ from repolens.parse.model import (
     CALL_RESULT,
     STATED,
     TYPE_BOUND,
+    VALUE_OF,
     Binding,
     ParsedFile,
     Reference,
@@ -83,6 +84,9 @@ class BoundTypes:
             return self._element_of_call(callee, source)
         if "bind.bound" in caps:
             return self.spec.clean_type(short_text(caps["bind.bound"][0], src)), TYPE_BOUND
+        if "bind.of" in caps:  # `const { a, b: c } = utils`: `c` holds `utils.b`
+            key = caps.get("bind.key") or caps["name"]
+            return f"{expr_text(caps['bind.of'][0], src)}.{short_text(key[0], src)}", VALUE_OF
         return "", STATED
 
     def _alias_type(self, name: str, scope: int | None, line: int) -> tuple[str, int]:

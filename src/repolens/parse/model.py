@@ -102,7 +102,7 @@ class Import:
         return self.module.split(".")[0]
 
 
-STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND = 0, 1, 2, 3  # Binding.from_call
+STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF = 0, 1, 2, 3, 4  # Binding.from_call
 
 
 @dataclass(slots=True)
@@ -117,7 +117,10 @@ class Binding:
     make_repo()``) or ``CALL_ELEMENT`` (an element of that result: ``for n in
     tree.nodes()``), which the resolver looks up after resolving the call; or
     ``TYPE_BOUND``: ``name`` is a type variable and ``type_name`` its bound (``<Ix:
-    IndexType>``, ``<T extends Node>``), so a value of type ``name`` has its methods.
+    IndexType>``, ``<T extends Node>``), so a value of type ``name`` has its methods; or
+    ``VALUE_OF``: ``name`` holds what the expression ``type_name`` names (``const {
+    isBrotliEncoding } = utils`` holds ``utils.isBrotliEncoding``), so calling it calls
+    that.
     A binding with an ``end_line`` holds from ``line`` through it only (a narrowing:
     ``if isinstance(x, Repo):``), and not above ``line`` either.
     """
@@ -126,7 +129,7 @@ class Binding:
     name: str
     type_name: str
     line: int
-    from_call: int = 0  # STATED, CALL_RESULT, CALL_ELEMENT or TYPE_BOUND
+    from_call: int = 0  # STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND or VALUE_OF
     end_line: int | None = None  # the last line it holds on (None: the rest of its scope)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Collection
 
 from repolens.resolve import ladder
 from repolens.resolve.context import Context
-from repolens.resolve.project import CLASS_KINDS, ImportRow, RefRow, chunked
+from repolens.resolve.project import CLASS_KINDS, VALUE_OF, ImportRow, RefRow, chunked
 
 SEGMENT = re.compile(r"[^./:\\@-]+")
 ATTRIBUTE = re.compile(r"[A-Za-z_$][\w$]*")
@@ -39,7 +39,7 @@ def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[i
     edges into them (or into symbols that no longer exist), files importing them (or a
     file that no longer exists), files whose unresolved or guessed references name what
     they define (or reach it through an attribute), and files whose unresolved imports
-    name them or what they define."""
+    name them or what they define, or whose variables stand for what they define."""
     changed = sorted(set(file_ids))
     found = set(changed)
     found |= ids_in_slices(
@@ -57,6 +57,7 @@ def affected_files(conn: sqlite3.Connection, file_ids: Collection[int]) -> set[i
     found |= through_attributes(conn, attributes)
     found |= _naming_imports(conn, changed)
     found |= _importing_names(conn, attributes)
+    found |= _holding(conn, attributes)
     found |= class_parts(
         conn, ids_in_slices(conn, "SELECT id FROM symbols WHERE file_id IN ({marks})", changed)
     )
@@ -216,6 +217,13 @@ def _importing_names(conn: sqlite3.Connection, names: set[str]) -> set[int]:
             )
         )
     return found
+
+
+def _holding(conn: sqlite3.Connection, names: set[str]) -> set[int]:
+    """Files with a variable standing for a member named like one of ``names`` (``const
+    { label } = text``): a definition of it that appears is what calling it now calls."""
+    rows = conn.execute("SELECT file_id, type_name FROM bindings WHERE from_call = ?", (VALUE_OF,))
+    return {file_id for file_id, held in rows if held.rsplit(".", 1)[-1] in names}
 
 
 def stale_files(

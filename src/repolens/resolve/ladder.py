@@ -32,7 +32,8 @@ ALIAS_KINDS = frozenset({"variable", "constant"})  # `StyleType = Union[str, Sty
 GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing states
 TYPE_REFS = frozenset({"type_of", "returns", "extends", "implements"})
 NAMED_TYPES = TYPE_REFS | {"instantiates"}  # references that name a type
-VALUE_USES = frozenset({"calls", "references"})  # a name used as a value, not a type or path
+VALUE_USES = frozenset({"calls", "references"})
+CALL_KINDS = frozenset({"calls", "instantiates"})  # a name used as a value, not a type or path
 DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
     # a module-level name bound to a made function (`parseAsync = _parseAsync(err)`,
@@ -229,10 +230,12 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
     if spec is None:
         return unresolved("unknown")
     value, receiver = evaluate(ctx, ref)
-    if ref.kind == "calls" and value.kind in ("local", "symbol"):
-        method = receivers.called_method(ctx, value)
-        if method is not None:
-            return _called_instance(ctx, ref, value, method)
+    if ref.kind in CALL_KINDS and value.kind in ("local", "symbol"):
+        target = receivers.aliased_value(ctx, value)
+        if target is None and ref.kind == "calls":
+            target = receivers.called_method(ctx, value)
+        if target is not None:
+            return _stood_for(ctx, ref, value, target)
     if value.kind == "none":
         if receiver is None and value.reason == "unknown":
             if spec.bare_name_match:
@@ -248,10 +251,12 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
     return finish(ctx, ref, value)
 
 
-def _called_instance(ctx: Context, ref: RefRow, value: Value, method: Value) -> Outcome:
-    """A call of a variable holding a callable instance (``_aborter(404)`` with
-    ``_aborter = Aborter()``) calls its class's call method, and uses the variable."""
-    called = finish(ctx, ref, method)
+def _stood_for(ctx: Context, ref: RefRow, value: Value, target: Value) -> Outcome:
+    """A call of a variable that stands for something else calls that, and uses the
+    variable: the function or class it holds (``const { isArray } = utils``), or the
+    call method of the instance it holds (``_aborter(404)`` with ``_aborter =
+    Aborter()``)."""
+    called = finish(ctx, ref, target)
     if value.kind != "symbol" or value.sym is None:
         return called
     used = Hit(value.sym, "references", round(value.confidence, 3), value.provenance)

@@ -99,6 +99,8 @@ def parameter_names(signature: str, *, name_last: bool = False) -> frozenset[str
     """Names a function's parameters bind. ``name_last``: the name follows its type
     (``String name`` in Java) rather than leading (``name str`` in Go)."""
     if "(" not in signature:  # `k = z =>`: a single bare arrow parameter
+        if "=>" not in signature and "=" in signature:  # `Foo.prototype.f = helper`
+            return frozenset()
         words = IDENT.findall(signature.split("=>", 1)[0].split("=", 1)[-1])
         return frozenset(words[-1:])
     found: set[str] = set()

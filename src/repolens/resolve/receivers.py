@@ -18,6 +18,7 @@ from repolens.resolve.project import (
     CALLABLE_KINDS,
     CLASS_KINDS,
     FUNCTION_KINDS,
+    VALUE_OF,
     BindingRow,
     FileRow,
     Sym,
@@ -336,6 +337,20 @@ def call_value(ctx: Context, value: Value) -> Value:
     return call_value(ctx, method) if method is not None else NONE_DYNAMIC
 
 
+def aliased_value(ctx: Context, value: Value) -> Value | None:
+    """The function or class a variable stands for when it holds another name's value
+    (a ``VALUE_OF`` binding: ``const { isBrotliEncoding } = utils``), else None."""
+    sym = value.sym
+    if value.kind != "symbol" or sym is None or sym.kind not in VARIABLE_KINDS:
+        return None
+    found = ctx.project.bindings.get(sym.parent_id, {}).get(sym.name) if sym.parent_id else None
+    if not found or found[0].from_call != VALUE_OF:
+        return None
+    held = binding_value(ctx, found[0])
+    runs = held.kind == "symbol" and held.sym is not None and held.sym.kind in CALLABLE_KINDS
+    return held.via(value) if held.kind == "class" or runs else None
+
+
 def called_method(ctx: Context, value: Value) -> Value | None:
     """The method a call of ``value`` runs when it holds an instance whose class defines
     the language's call method (``LanguageSpec.call_method``), else None."""
@@ -379,6 +394,9 @@ def binding_value(ctx: Context, binding: BindingRow) -> Value:
 
 def _binding_value(ctx: Context, binding: BindingRow) -> Value:
     file = ctx.file(binding.file_id)
+    if binding.from_call == VALUE_OF:  # what the expression names, as sure as its path
+        held = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
+        return value_type(ctx, held)
     if binding.from_call in (CALL_RESULT, CALL_ELEMENT):
         callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
         if binding.from_call == CALL_ELEMENT:

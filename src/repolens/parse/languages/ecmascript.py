@@ -76,12 +76,29 @@ TOP_DEFS = """
   value: (_)? @_value) @def.variable) (#not-match? @_value "^require[ ]*[(]"))
 (program (variable_declaration (variable_declarator name: (identifier) @name
   value: (_)? @_value) @def.variable) (#not-match? @_value "^require[ ]*[(]"))
+(program [(lexical_declaration (variable_declarator name: (object_pattern
+            [(shorthand_property_identifier_pattern) @name @def.variable
+             (pair_pattern value: (identifier) @name @def.variable)]) value: (_) @_value))
+          (variable_declaration (variable_declarator name: (object_pattern
+            [(shorthand_property_identifier_pattern) @name @def.variable
+             (pair_pattern value: (identifier) @name @def.variable)]) value: (_) @_value))]
+  (#not-match? @_value "^require[ ]*[(]"))
+(program [(lexical_declaration (variable_declarator name: (object_pattern
+            [(shorthand_property_identifier_pattern) @name
+             (pair_pattern key: (property_identifier) @bind.key value: (identifier) @name)])
+            value: [(identifier) (member_expression)] @bind.of) @bind)
+          (variable_declaration (variable_declarator name: (object_pattern
+            [(shorthand_property_identifier_pattern) @name
+             (pair_pattern key: (property_identifier) @bind.key value: (identifier) @name)])
+            value: [(identifier) (member_expression)] @bind.of) @bind)])
 (program (export_statement declaration: (lexical_declaration
   (variable_declarator name: (identifier) @name) @def.variable)))
 (program (export_statement declaration: (variable_declaration
   (variable_declarator name: (identifier) @name) @def.variable)))
 """
-"""Top-level variables: ``LanguageSpec.top_query`` of every ECMAScript dialect."""
+"""Top-level variables: ``LanguageSpec.top_query`` of every ECMAScript dialect. A name
+destructured from a named value (``const { isArray } = Array``, ``{ b: c } = utils``)
+also holds that value's member (a ``VALUE_OF`` binding)."""
 
 CALLS = """
 (call_expression function: (identifier) @name arguments: (_) @args) @call

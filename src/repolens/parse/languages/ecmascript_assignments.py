@@ -20,6 +20,7 @@ from tree_sitter import Node
 from repolens.parse.spec import Captures, RoleMatch
 
 _FUNCTIONS = frozenset({"function_expression", "arrow_function"})
+_NAMES = frozenset({"identifier", "member_expression"})
 _BOUND_OBJECT = re.compile(rb"module[.]exports|[A-Za-z_$][A-Za-z0-9_$]*[.]prototype")
 
 
@@ -72,9 +73,10 @@ class _Member:
 def _definitions(
     member: _Member, left: Node, right: Node, src: bytes, found: list[RoleMatch]
 ) -> None:
-    """``exports.f = function``, ``Foo.prototype.bar = function``, ``obj.f = function``
-    (a method when ``obj`` is an alias of a prototype or an object), ``Foo.prototype = {
-    bar: function }`` and ``module.exports = { bar() {} }`` (an object named ``exports``)."""
+    """``exports.f = function``, ``Foo.prototype.bar = function`` (or ``= helper``),
+    ``obj.f = function`` (a method when ``obj`` is an alias of a prototype or an object),
+    ``Foo.prototype = { bar: function }`` and ``module.exports = { bar() {} }`` (an object
+    named ``exports``)."""
     target, name = member.target, [member.prop]
     value = _chain_end(right)
     # `res.set = res.header = function`: `header` is the function, `set` another name
@@ -91,6 +93,14 @@ def _definitions(
                 found.append(("def.method", {"owner": [owner], **method}))
         elif target.type == "identifier":
             found.append(("def.method", {"owner.var": [target], **method}))
+    elif value.type in _NAMES and member.named and target.type == "member_expression":
+        # `Foo.prototype.push = pushQuery`: a method of Foo that is a function named
+        # elsewhere; the method refers to it, so its callers reach that function
+        inner = _member(target, src)
+        owner = inner.prototype_of() if inner is not None else None
+        if owner is not None and (whole := left.parent) is not None:  # its text its header
+            found.append(("def.method", {"owner": [owner], "name": name, "def.method": [whole]}))
+            found.append(("ref", {"ref": [value]}))
     if right.type != "object":
         return
     if _BOUND_OBJECT.fullmatch(_text(left, src)):
