@@ -23,7 +23,7 @@ from repolens.parse.model import (
     Reference,
 )
 from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, Captures, LanguageSpec
-from repolens.parse.text import expr_text, short_text, strip_generics
+from repolens.parse.text import DOTTED, expr_text, short_text, strip_generics
 from repolens.parse.types import type_refs
 
 
@@ -73,7 +73,11 @@ class BoundTypes:
             return self._self_type(node), STATED
         if "bind.alias" in caps:
             alias = caps["bind.alias"][0]
-            return self._alias_type(short_text(alias, src), source, alias.start_point[0] + 1)
+            text = short_text(alias, src)
+            found = self._alias_type(text, source, alias.start_point[0] + 1)
+            if not found[0] and source is None and DOTTED.fullmatch(text):
+                return text, VALUE_OF  # `money = util.format_price`: holds what it names
+            return found
         if "bind.iter" in caps:
             iterable = caps["bind.iter"][0]
             return self._element_type(

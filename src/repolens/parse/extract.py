@@ -8,7 +8,6 @@ definitions, calls and imports, not to the size of the tree.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from operator import attrgetter
 
@@ -36,6 +35,7 @@ from repolens.parse.spec import (
     TextHook,
 )
 from repolens.parse.text import (
+    DOTTED,
     expr_text,
     short_text,
     split_last,
@@ -47,7 +47,6 @@ from repolens.parse.types import type_refs
 
 _POSITION = attrgetter("line", "col")
 _REF_MAX = 120  # bytes: longer "names" passed as values are expressions, not callbacks
-_DOTTED = re.compile(r"[\w$#]+(?:(?:\.|::)[\w$#]+)*")
 
 
 def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
@@ -296,7 +295,7 @@ class _Matches:
         if scope is None or self.out.symbols[scope].kind not in FUNCTION_KINDS:
             return
         text = short_text(value[0], self.src) if value else ""
-        if _DOTTED.fullmatch(text) and text.split(".", 1)[0] != name:
+        if DOTTED.fullmatch(text) and text.split(".", 1)[0] != name:
             self.aliases[(scope, name)] = text
         else:
             self.aliases.pop((scope, name), None)
@@ -315,7 +314,7 @@ class _Matches:
         if end - start > _REF_MAX:
             return  # an attribute of some long expression: not a callback's name
         text = self.src[start:end].decode("utf-8", "replace")
-        if text in self.spec.skip_refs or not _DOTTED.fullmatch(text):
+        if text in self.spec.skip_refs or not DOTTED.fullmatch(text):
             return
         name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
         source = self.table.enclosing(start)

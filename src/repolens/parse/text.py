@@ -12,6 +12,7 @@ import re
 from tree_sitter import Node
 
 _SIMPLE = re.compile(r"[\w.$:]+")
+DOTTED = re.compile(r"[\w$#]+(?:(?:\.|::)[\w$#]+)*")  # a name, or a path of names
 _BRACKETS = {"(": ")", "[": "]"}
 _CLOSERS = frozenset(")]")
 _QUOTES = frozenset("\"'`")
