@@ -15,6 +15,7 @@ from repolens.parse.defs import SymbolTable
 from repolens.parse.model import (
     CALL_ELEMENT,
     CALL_RESULT,
+    ELEMENT_OF,
     STATED,
     TYPE_BOUND,
     VALUE_OF,
@@ -75,8 +76,8 @@ class BoundTypes:
             alias = caps["bind.alias"][0]
             text = short_text(alias, src)
             found = self._alias_type(text, source, alias.start_point[0] + 1)
-            if not found[0] and source is None and DOTTED.fullmatch(text):
-                return text, VALUE_OF  # `money = util.format_price`: holds what it names
+            if not found[0] and (source is None or self.is_type(source)) and DOTTED.fullmatch(text):
+                return text, VALUE_OF  # `money = util.format_price`, `sum_up = make`
             return found
         if "bind.iter" in caps:
             iterable = caps["bind.iter"][0]
@@ -116,16 +117,19 @@ class BoundTypes:
     def _element_type(self, iterable: str, scope: int | None, line: int) -> tuple[str, int]:
         """``for n in nodes`` / ``for c in self.children``: the element type of what the
         latest binding of the iterable states (``nodes: list[Node]`` gives ``Node``), or
-        an element of the call it holds (``nodes = tree.nodes()``)."""
+        an element of the call it holds (``nodes = tree.nodes()``); an attribute bound
+        elsewhere (``book.lines``, an inherited ``self.lines``) is left to the resolver."""
         hook = self.spec.element_type
         head = iterable.split(".", 1)[0]
-        if hook is None or (head != iterable and head not in self.spec.self_names):
+        if hook is None:
             return "", STATED
+        if head != iterable and head not in self.spec.self_names:
+            return iterable, ELEMENT_OF  # `for line in book.lines`: found by the resolver
         if head != iterable:  # `self.children`: a field, bound in the class
             scope = self.table.enclosing_type(scope)
         bound = self._latest(iterable, scope, line)
         if bound is None:
-            return "", STATED
+            return (iterable, ELEMENT_OF) if head != iterable else ("", STATED)
         if bound.from_call == CALL_RESULT:
             return bound.type_name, CALL_ELEMENT
         return ("", STATED) if bound.from_call else (hook(bound.type_name), STATED)

@@ -102,7 +102,7 @@ class Import:
         return self.module.split(".")[0]
 
 
-STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF = 0, 1, 2, 3, 4  # Binding.from_call
+STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(slots=True)
@@ -120,7 +120,8 @@ class Binding:
     IndexType>``, ``<T extends Node>``), so a value of type ``name`` has its methods; or
     ``VALUE_OF``: ``name`` holds what the expression ``type_name`` names (``const {
     isBrotliEncoding } = utils`` holds ``utils.isBrotliEncoding``), so calling it calls
-    that.
+    that; or ``ELEMENT_OF``: an element of what the expression ``type_name`` holds (``for
+    line in book.lines`` with ``lines: list[Line]`` stated in ``Book``).
     A binding with an ``end_line`` holds from ``line`` through it only (a narrowing:
     ``if isinstance(x, Repo):``), and not above ``line`` either.
     """
@@ -129,7 +130,7 @@ class Binding:
     name: str
     type_name: str
     line: int
-    from_call: int = 0  # STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND or VALUE_OF
+    from_call: int = 0  # STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF
     end_line: int | None = None  # the last line it holds on (None: the rest of its scope)
 
 

@@ -88,7 +88,7 @@ class RefRow:
     reason: str
 
 
-CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF = 1, 2, 3, 4  # BindingRow.from_call (0: stated)
+CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF = 1, 2, 3, 4, 5  # from_call (0: stated)
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from repolens.resolve.project import (
     CALL_RESULT,
     CALLABLE_KINDS,
     CLASS_KINDS,
+    ELEMENT_OF,
     FUNCTION_KINDS,
     VALUE_OF,
     BindingRow,
@@ -397,6 +398,10 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
     if binding.from_call == VALUE_OF:  # what the expression names, as sure as its path
         held = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
         return value_type(ctx, held)
+    if binding.from_call == ELEMENT_OF:  # an item of the container the expression holds
+        held = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
+        item = _item_value(ctx, held)
+        return item.weaker(TYPE_CONFIDENCE, "resolved-type") if item is not None else NONE_UNKNOWN
     if binding.from_call in (CALL_RESULT, CALL_ELEMENT):
         callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
         if binding.from_call == CALL_ELEMENT:
