@@ -90,7 +90,7 @@ QUERY = f"""
   . (unary_expression operand: (composite_literal type: (_) @bind.new)))) @bind
 (parameter_declaration name: (identifier) @name type: (_) @bind.type) @bind
 (for_statement (range_clause left: (expression_list . (_) . (identifier) @name .)
-  right: (identifier) @bind.iter)) @bind
+  right: [(identifier) (selector_expression)] @bind.iter)) @bind
 (for_statement (range_clause left: (expression_list . (_) . (identifier) @name .)
   right: (call_expression function: [(identifier) (selector_expression)] @bind.iter_call)))
   @bind

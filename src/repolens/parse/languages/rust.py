@@ -124,6 +124,25 @@ QUERY = f"""
 (parameter {_PAT} type: (_) @bind.type) @bind
 (self_parameter (self) @name) @bind @bind.self
 (field_declaration name: (field_identifier) @name type: (_) @bind.type) @bind
+(for_expression pattern: [(identifier) @name (mut_pattern (identifier) @name)]
+  value: [(identifier) @bind.iter (field_expression) @bind.iter
+          (reference_expression value: [(identifier) (field_expression)] @bind.iter)]
+  body: (block) @bind.within) @bind
+(for_expression pattern: [(identifier) @name (mut_pattern (identifier) @name)]
+  value: (call_expression function: (field_expression
+    value: [(identifier) (field_expression)] @bind.iter field: (field_identifier) @_iter))
+  body: (block) @bind.within (#any-of? @_iter "iter" "iter_mut" "into_iter" "drain")) @bind
+(call_expression
+  function: (field_expression
+    value: (call_expression function: (field_expression
+      value: [(identifier) (field_expression)] @bind.iter field: (field_identifier) @_iter))
+    field: (field_identifier) @_each)
+  arguments: (arguments . (closure_expression parameters: (closure_parameters
+    . [(identifier) @name (reference_pattern (identifier) @name)])) @bind.within)
+  (#any-of? @_iter "iter" "iter_mut" "into_iter")
+  (#any-of? @_each "map" "for_each" "filter" "filter_map" "flat_map" "find" "find_map"
+    "any" "all" "position" "inspect" "take_while" "skip_while" "max_by_key" "min_by_key"
+    "partition")) @bind
 (type_item type: (_) @type_of)
 (const_item type: (_) @type_of)
 (static_item type: (_) @type_of)
@@ -287,6 +306,22 @@ def _clean_type(text: str) -> str:
     return text if head in _CONTAINERS and text.endswith(">") else strip_generics(text)
 
 
+_SEQUENCES = frozenset({"Vec", "VecDeque", "HashSet", "BTreeSet", "BinaryHeap", "IndexSet"})
+
+
+def _element_type(text: str) -> str:
+    """What a ``for`` over a value of type ``text`` (or over its ``iter()``) binds:
+    ``Vec<Order>``, ``&[Order]``, ``[Order; 4]`` -> ``Order``; a map's pairs, nothing."""
+    text = _clean_type(text)
+    if text.startswith("[") and text.endswith("]"):
+        return text[1:-1]
+    head, _, rest = text.partition("<")
+    args = split_top(rest[:-1]) if rest.endswith(">") else []
+    if head.rsplit("::", 1)[-1].strip() not in _SEQUENCES or len(args) != 1:
+        return ""
+    return _clean_type(args[0].strip())
+
+
 _BUILTIN_TYPES = frozenset(
     {
         "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
@@ -305,6 +340,7 @@ SPEC = LanguageSpec(
     imports=_imports,
     heritage=_heritage,
     clean_type=_clean_type,
+    element_type=_element_type,
     name_types=frozenset({"type_identifier"}),
     qualified_types=frozenset({"scoped_type_identifier"}),
     builtin_types=_BUILTIN_TYPES,
