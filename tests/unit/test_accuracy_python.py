@@ -113,6 +113,30 @@ def test_a_yield_fixture_gives_what_it_yields(tmp_path: Path, index_tree: IndexT
     assert not {edge for edge in found if edge[3] == "pkg/other.py"}
 
 
+def test_an_annotated_yield_fixture_gives_the_generator_s_item(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``@pytest.fixture def server() -> Iterator[TestServer]`` (httpx's conftest): a
+    test's ``server`` is a ``TestServer``, so ``server.url`` is its property's ``URL``."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/url.py": "class URL:\n    def copy_with(self):\n        return self\n",
+            "tests/other.py": "class Other:\n    def copy_with(self):\n        return 2\n",
+            "tests/conftest.py": "import typing\nimport pytest\nfrom pkg.url import URL\n\n\n"
+            "class TestServer:\n    @property\n    def url(self) -> URL:\n"
+            "        return URL()\n\n\n"
+            "@pytest.fixture\ndef server() -> typing.Iterator[TestServer]:\n"
+            "    yield make()\n",
+            "tests/test_url.py": "def test_url(server):\n    server.url.copy_with()\n",
+        },
+        index_tree,
+    )
+    assert ("test_url", "calls", "URL.copy_with", "pkg/url.py") in found
+    assert not {edge for edge in found if edge[3] == "tests/other.py"}  # a guess nearby
+
+
 def test_a_type_alias_under_type_checking_is_what_annotations_name(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:

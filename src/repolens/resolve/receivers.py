@@ -40,6 +40,7 @@ SELF_CONFIDENCE = 0.95
 CONTAINER_KINDS = frozenset({"namespace", "module"})  # TS namespaces, Rust inline modules
 RETURN = "return"  # the binding the parser makes of an unannotated function's last return
 VARIABLE_KINDS = frozenset({"variable", "constant", "field", "property", "enum_member"})
+YIELDERS = ("contextmanager", "fixture")  # decorators making a generator give its item
 
 
 def enclosing_class(ctx: Context, scope_id: int | None) -> Sym | None:
@@ -370,9 +371,9 @@ def _returns(ctx: Context, fn: Sym) -> Value:
     text = fn.return_type.strip()
     if not text:
         return _inferred_return(ctx, fn)
-    if any(d.split("(")[0].endswith("contextmanager") for d in fn.decorators.split("\n")):
+    if any(d.split("(")[0].endswith(YIELDERS) for d in fn.decorators.split("\n")):
         # `@contextmanager def stream() -> Iterator[Response]`: what `with stream() as r`
-        # binds is what the generator yields
+        # binds is what the generator yields, and so is a pytest fixture's value
         text = yielded_type(text) or text
     if text in ("Self", "self", "this"):
         cls = enclosing_class(ctx, fn.id)
