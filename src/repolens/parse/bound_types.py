@@ -41,14 +41,15 @@ class BoundTypes:
 
     def narrowed(self, caps: Captures, scope: int | None) -> tuple[int, int] | None:
         """The lines a narrowing holds on: through its block (``if isinstance(x, T):``),
-        through the node's parent (``@bind.within``: a comprehension's ``for``),
+        through the captured node's parent (``@bind.within``: a comprehension, a Rust
+        loop, a callback),
         or from after the node to the function's end (``if not isinstance(x, T): raise``,
         ``assert isinstance(x, T)``). None outside a function, whose names are not held
         line by line."""
         symbols = self.out.symbols
         if scope is None or symbols[scope].kind not in FUNCTION_KINDS:
             return None
-        if "bind.within" in caps:  # a comprehension's variable: on its lines only
+        if "bind.within" in caps:  # a comprehension's, loop's or callback's variable
             around = caps["bind.within"][0].parent or caps["bind.within"][0]
             return around.start_point[0] + 1, around.end_point[0] + 1
         if "bind.block" in caps:

@@ -102,6 +102,7 @@ class Import:
         return self.module.split(".")[0]
 
 
+# Binding.from_call: how the type a binding states relates to the name's value
 STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF = 0, 1, 2, 3, 4, 5
 
 

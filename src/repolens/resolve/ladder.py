@@ -32,8 +32,8 @@ ALIAS_KINDS = frozenset({"variable", "constant"})  # `StyleType = Union[str, Sty
 GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing states
 TYPE_REFS = frozenset({"type_of", "returns", "extends", "implements"})
 NAMED_TYPES = TYPE_REFS | {"instantiates"}  # references that name a type
-VALUE_USES = frozenset({"calls", "references"})
-CALL_KINDS = frozenset({"calls", "instantiates"})  # a name used as a value, not a type or path
+VALUE_USES = frozenset({"calls", "references"})  # a name used as a value, not a type or path
+CALL_KINDS = frozenset({"calls", "instantiates"})  # what a variable standing for another runs
 DEFINITION_KINDS = frozenset({"extends", "implements", "decorates"})
 FITS = {
     # a module-level name bound to a made function (`parseAsync = _parseAsync(err)`,

@@ -396,12 +396,11 @@ def binding_value(ctx: Context, binding: BindingRow) -> Value:
 
 def _binding_value(ctx: Context, binding: BindingRow) -> Value:
     file = ctx.file(binding.file_id)
-    if binding.from_call == VALUE_OF:  # what the expression names, as sure as its path
+    if binding.from_call in (VALUE_OF, ELEMENT_OF):
         held = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
-        return value_type(ctx, held)
-    if binding.from_call == ELEMENT_OF:  # an item of the container the expression holds
-        held = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
-        item = _item_value(ctx, held)
+        if binding.from_call == VALUE_OF:  # what the expression names, as sure as its path
+            return value_type(ctx, held)
+        item = _item_value(ctx, held)  # an item of the container the expression holds
         return item.weaker(TYPE_CONFIDENCE, "resolved-type") if item is not None else NONE_UNKNOWN
     if binding.from_call in (CALL_RESULT, CALL_ELEMENT):
         callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
