@@ -68,6 +68,9 @@ class BoundTypes:
             return self.spec.clean_type(short_text(type_node, src)), STATED
         if "bind.call" in caps:  # a callee, or a whole call where the grammar has no callee
             return expr_text(caps["bind.call"][0], src).removesuffix("()"), CALL_RESULT
+        if "bind.await" in caps:  # `x = await f()`: what calling `f` gives
+            text = _awaited_callee(caps["bind.await"][0], src)
+            return (text, CALL_RESULT) if DOTTED.fullmatch(text) else ("", STATED)
         if "bind.new" in caps:
             text = short_text(caps["bind.new"][0], src)
             return strip_generics(self.spec.clean_type(text)), STATED
@@ -164,3 +167,10 @@ class BoundTypes:
 
     def is_type(self, scope: int | None) -> bool:
         return scope is not None and self.out.symbols[scope].kind in TYPE_KINDS
+
+
+def _awaited_callee(node: Node, src: bytes) -> str:
+    """``f`` of ``await f(x)`` (any grammar whose call has a ``function`` field), or ''."""
+    awaited = node.named_children
+    function = awaited[0].child_by_field_name("function") if awaited else None
+    return expr_text(function, src) if function is not None else ""

@@ -47,6 +47,7 @@ from repolens.parse.types import type_refs
 
 _POSITION = attrgetter("line", "col")
 _REF_MAX = 120  # bytes: longer "names" passed as values are expressions, not callbacks
+RETURN = "return"  # the name a function's own `return` statement binds (see ``binding``)
 
 
 def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
@@ -340,6 +341,8 @@ class _Matches:
             name = f"{spec.self_prefix}.{name}"
         elif self.aliases or "bind.alias" in caps:  # any other binding ends an alias
             self._note_alias(inner, name, caps.get("bind.alias", []))
+        if name == RETURN and self.locals.closure_around(node, inner) is not None:
+            return  # a callback's `return new X()` is the callback's, not the function's
         type_name, from_call = self.types.of(caps, node, inner)
         if from_call == TYPE_BOUND:
             self.type_variables.add(name)

@@ -43,7 +43,7 @@ class Locals:
             if node.start_byte in definitions:
                 continue  # `const openBuffer = () => ...`: a symbol, whose uses are references
             scope = self.table.enclosing(node.start_byte)
-            closure = self._closure_around(node, scope)
+            closure = self.closure_around(node, scope)
             if closure is not None:
                 spans = self.closures.setdefault(node_text(node, self.src), [])
                 spans.append((closure.start_byte, closure.end_byte))
@@ -67,7 +67,7 @@ class Locals:
             nesting = self.nesting[name] = _Nesting.of(spans)
         return nesting.holds(at)
 
-    def _closure_around(self, node: Node, symbol: int | None) -> Node | None:
+    def closure_around(self, node: Node, symbol: int | None) -> Node | None:
         """The innermost closure (no symbol: ``items.map((item) => ...)``) holding
         ``node`` inside ``symbol``, the symbol that holds it, if any."""
         types = self.spec.closure_types

@@ -164,12 +164,20 @@ BINDINGS = f"""
 (variable_declarator {{untyped}} name: (identifier) @name
   value: [(new_expression constructor: (_) @bind.new)
           (call_expression function: {_CALLEE})
-          (await_expression (call_expression function: {_CALLEE}))
+          (await_expression) @bind.await
           (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias]) @bind
 (if_statement condition: (parenthesized_expression (binary_expression left: (identifier) @name
   operator: "instanceof" right: [(identifier) (member_expression)] @bind.new) @bind)
   consequence: (statement_block) @bind.block)
+(return_statement "return" @name (new_expression constructor: (_) @bind.new)) @bind
 """
+"""Typed names. ``return new Client()`` binds ``return`` in the function it is written in
+(or the symbol around an anonymous one) like a variable: the resolver reads the last as
+what calling an unannotated function gives. Only a ``new``: a factory's other returns
+are mostly plain objects (``Object.assign({}, defaults)``) whose properties a guess by
+name finds better than a builtin type would. Each alternative here is a query pattern's
+worth of compile time, paid by every index run: ``await f()`` is read in Python
+(``@bind.await``), not nested in a pattern."""
 
 _MEMBER_OWNERS = TYPE_KINDS
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})

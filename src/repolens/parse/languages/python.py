@@ -22,7 +22,9 @@ Conventions decided here:
 - Class-level annotated fields bind both ``x`` and ``self.x`` (see ``extract``).
 - ``for i, x in enumerate(xs)`` binds ``x`` as ``for x in xs`` does; ``for k, v in
   m.items()`` binds ``v`` as ``for v in m.values()`` does (a value of the mapping). A
-  comprehension's ``for`` binds the same way, on the comprehension's lines only.
+  comprehension's ``for x in`` binds ``x`` the same way, on the comprehension's lines
+  only (not its ``items()``/``enumerate`` forms: each alternative costs every index run
+  its compile time).
 - ``x = y or X()``, ``x = X() if c else y`` and ``x = None if c else X()`` bind ``x`` as
   ``x = X()`` does (the fallback, or the one value that is not ``None``).
 - ``if``/``elif isinstance(x, T):`` binds the name ``x`` to ``T`` in that block only;
@@ -63,12 +65,10 @@ QUERY = r"""
 
 (assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
 (assignment !type left: (identifier) @name
-  right: [(call function: [(identifier) (attribute)] @bind.call)
-          (await (call function: [(identifier) (attribute)] @bind.call))
+  right: [(call function: [(identifier) (attribute)] @bind.call) (await) @bind.await
           (identifier) @bind.alias (attribute) @bind.alias]) @bind
 (assignment !type left: (attribute) @name
-  right: [(call function: [(identifier) (attribute)] @bind.call)
-          (await (call function: [(identifier) (attribute)] @bind.call))
+  right: [(call function: [(identifier) (attribute)] @bind.call) (await) @bind.await
           (identifier) @bind.alias]) @bind
 (assignment !type left: [(identifier) (attribute)] @name
   right: [(boolean_operator right: (call function: [(identifier) (attribute)] @bind.call))
@@ -83,20 +83,13 @@ QUERY = r"""
  (for_in_clause left: (identifier) @name
    right: [(identifier) @bind.iter (attribute) @bind.iter
            (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind @bind.within]
-[(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
-   right: (call function: (attribute attribute: (identifier) @_items) @bind.iter_call)
-   (#eq? @_items "items")) @bind
- (for_in_clause left: (pattern_list . (identifier) . (identifier) @name .)
-   right: (call function: (attribute attribute: (identifier) @_items) @bind.iter_call)
-   (#eq? @_items "items")) @bind @bind.within]
-[(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
-   right: (call function: (identifier) @_enumerate
-     arguments: (argument_list . [(identifier) (attribute)] @bind.iter))
-   (#eq? @_enumerate "enumerate")) @bind
- (for_in_clause left: (pattern_list . (identifier) . (identifier) @name .)
-   right: (call function: (identifier) @_enumerate
-     arguments: (argument_list . [(identifier) (attribute)] @bind.iter))
-   (#eq? @_enumerate "enumerate")) @bind @bind.within]
+(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
+  right: (call function: (attribute attribute: (identifier) @_items) @bind.iter_call)
+  (#eq? @_items "items")) @bind
+(for_statement left: (pattern_list . (identifier) . (identifier) @name .)
+  right: (call function: (identifier) @_enumerate
+    arguments: (argument_list . [(identifier) (attribute)] @bind.iter))
+  (#eq? @_enumerate "enumerate")) @bind
 (if_statement condition: (call function: (identifier) @_isinstance
   arguments: (argument_list . (identifier) @name . [(identifier) (attribute)] @bind.new .)) @bind
   consequence: (block) @bind.block (#eq? @_isinstance "isinstance"))
@@ -115,8 +108,8 @@ QUERY = r"""
  (typed_default_parameter name: (identifier) @name type: (type) @bind.type)] @bind
 (function_definition !return_type body: (block
   [(return_statement "return" @name
-     [(call function: [(identifier) (attribute)] @bind.call)
-      (await (call function: [(identifier) (attribute)] @bind.call)) (identifier) @bind.alias])
+     [(call function: [(identifier) (attribute)] @bind.call) (await) @bind.await
+      (identifier) @bind.alias])
    (expression_statement (yield "yield" @name
      [(call function: [(identifier) (attribute)] @bind.call) (identifier) @bind.alias]))] @bind))
 
