@@ -164,9 +164,10 @@ def test_a_type_alias_under_type_checking_is_what_annotations_name(
 def test_a_dunder_no_project_class_defines_is_builtin(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:
-    """``self.__class__``, ``cls.__new__(cls)``, ``super().__init__()`` in a class with no
-    bases (pip, pkg_resources) are the object model's own, not unknown; a plain member
-    the class lacks stays unknown, and one a base outside the project may hold, external."""
+    """``cls.__new__(cls)``, ``super().__init__()`` in a class with no bases (pip,
+    pkg_resources) are the object model's own, not unknown, while ``self.__class__`` is
+    the instance's class; a plain member the class lacks stays unknown, and one a base
+    outside the project may hold, external."""
     reasons = ref_reasons(
         tmp_path,
         {
@@ -180,7 +181,7 @@ def test_a_dunder_no_project_class_defines_is_builtin(
         index_tree,
     )
     assert reasons["super().__init__"] == "builtin"
-    assert reasons["self.__class__"] == "builtin"
+    assert reasons["self.__class__"] == ""  # resolved: a reference to Base
     assert reasons["cls.__new__"] == "builtin"
     assert reasons["self.missing"] == "unknown"
     assert reasons["self.indent"] == "external"

@@ -118,6 +118,8 @@ class LanguageSpec:
     # methods of the builtin containers that give one of their items: `by_key.get(k)` with
     # `by_key: dict[str, Conn]` is a Conn (read only where the container's type is stated)
     item_getters: frozenset[str] = frozenset()
+    # the attribute of an instance holding its class (`self.__class__`, `this.constructor`)
+    class_attribute: str = ""
 
 
 @dataclass(slots=True)

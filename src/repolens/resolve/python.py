@@ -256,6 +256,7 @@ SPEC = LanguageSpec(
     wildcard_needs_public=True,
     call_method="__call__",
     item_getters=frozenset({"get", "pop", "setdefault"}),
+    class_attribute="__class__",
 )
 
 

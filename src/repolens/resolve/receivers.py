@@ -264,6 +264,8 @@ def attribute(ctx: Context, value: Value, name: str) -> Value:
         return found.via(value) if found is not None else NONE_UNKNOWN
     if value.kind == "class" and value.sym is not None and _is_prototype(ctx, value.sym, name):
         return Value("instance", sym=value.sym).via(value)
+    if value.kind == "instance" and _holds_class(ctx, value, name):  # `self.__class__`
+        return Value("class", sym=value.sym).via(value)
     if value.kind in ("class", "instance", "super") and value.sym is not None:
         found = members.class_member(ctx, value.sym, name, skip_self=value.kind == "super")
         if found is None and value.kind != "class":
@@ -283,6 +285,12 @@ def _is_prototype(ctx: Context, cls: Sym, name: str) -> bool:
     """Whether ``name`` is the attribute of ``cls`` that holds what its instances share."""
     spec = ctx.spec_of.get(cls.file_id)
     return spec is not None and spec.prototype != "" and name == spec.prototype
+
+
+def _holds_class(ctx: Context, instance: Value, name: str) -> bool:
+    """Whether ``name`` is the attribute of ``instance`` that holds its class."""
+    spec = ctx.spec_of.get(instance.sym.file_id) if instance.sym is not None else None
+    return spec is not None and spec.class_attribute != "" and name == spec.class_attribute
 
 
 def missing_member(ctx: Context, cls: Sym, name: str) -> Value:

@@ -222,4 +222,5 @@ SPEC = LanguageSpec(
     invokers=frozenset({"call", "apply"}),
     prototype="prototype",
     item_getters=frozenset({"get", "at", "find", "findLast", "pop", "shift"}),
+    class_attribute="constructor",
 )
