@@ -15,7 +15,7 @@ from collections.abc import Collection
 
 from repolens.resolve import ladder
 from repolens.resolve.context import Context
-from repolens.resolve.project import CLASS_KINDS, VALUE_OF, ImportRow, RefRow, chunked
+from repolens.resolve.project import CLASS_KINDS, VALUE_OF, ImportRow, RefRow, V, chunked
 
 SEGMENT = re.compile(r"[^./:\\@-]+")
 ATTRIBUTE = re.compile(r"[A-Za-z_$][\w$]*")
@@ -23,8 +23,9 @@ PLAIN_KINDS = frozenset({"variable", "constant", "field", "enum_member"})
 FEW_ATTRIBUTES = 64  # up to this many names, receivers are pre-filtered in SQL
 
 
-def ids_in_slices(conn: sqlite3.Connection, sql: str, ids: list[int]) -> set[int]:
-    """Run ``sql`` (with one ``{marks}`` placeholder list) over ``ids`` in slices."""
+def ids_in_slices(conn: sqlite3.Connection, sql: str, ids: list[V]) -> set[int]:
+    """Run ``sql`` (with one ``{marks}`` placeholder list) over ``ids`` (or names) in
+    slices; the first column of every row."""
     found: set[int] = set()
     cur = conn.cursor()
     cur.row_factory = None
@@ -140,24 +141,16 @@ def naming_refs(conn: sqlite3.Connection, names: set[str]) -> set[int]:
     """Files with a reference named like a new definition whose answer could move: one
     unresolved for want of a candidate (or for too many), or one resolved through a
     receiver's type or a guess (a new override or a closer candidate may win now)."""
-    found: set[int] = set()
-    ordered = sorted(names)
-    for start in range(0, len(ordered), 500):
-        part = ordered[start : start + 500]
-        marks = ",".join("?" * len(part))
-        found.update(
-            row[0]
-            for row in conn.execute(
-                "SELECT DISTINCT r.file_id FROM refs r"
-                f" WHERE r.name IN ({marks}) AND ((r.resolved = 0 AND r.reason IN"
-                " ('unknown', 'ambiguous')) OR (r.resolved = 1 AND r.receiver IS NOT NULL"
-                " AND EXISTS (SELECT 1 FROM edges e WHERE e.source_id = r.source_id"
-                " AND e.line = r.line AND e.col = r.col AND e.file_id = r.file_id"
-                " AND e.provenance IN ('resolved-type', 'name-match'))))",
-                part,
-            )
-        )
-    return found
+    return ids_in_slices(
+        conn,
+        "SELECT DISTINCT r.file_id FROM refs r"
+        " WHERE r.name IN ({marks}) AND ((r.resolved = 0 AND r.reason IN"
+        " ('unknown', 'ambiguous')) OR (r.resolved = 1 AND r.receiver IS NOT NULL"
+        " AND EXISTS (SELECT 1 FROM edges e WHERE e.source_id = r.source_id"
+        " AND e.line = r.line AND e.col = r.col AND e.file_id = r.file_id"
+        " AND e.provenance IN ('resolved-type', 'name-match'))))",
+        sorted(names),
+    )
 
 
 def through_attributes(conn: sqlite3.Connection, attributes: set[str]) -> set[int]:
@@ -204,19 +197,11 @@ def _importing_names(conn: sqlite3.Connection, names: set[str]) -> set[int]:
     """Files importing one of ``names`` from a module that lacked it: Java's ``import
     com.acme.model.Order;`` reaches the package while ``Order.java`` is gone, and only
     the name says that the file coming back is what it wants."""
-    found: set[int] = set()
-    ordered = sorted(names)
-    for start in range(0, len(ordered), 500):
-        part = ordered[start : start + 500]
-        found.update(
-            row[0]
-            for row in conn.execute(
-                "SELECT DISTINCT file_id FROM imports WHERE target_symbol_id IS NULL"
-                f" AND name IN ({','.join('?' * len(part))})",
-                part,
-            )
-        )
-    return found
+    return ids_in_slices(
+        conn,
+        "SELECT DISTINCT file_id FROM imports WHERE target_symbol_id IS NULL AND name IN ({marks})",
+        sorted(names),
+    )
 
 
 def _holding(conn: sqlite3.Connection, names: set[str]) -> set[int]:

@@ -13,6 +13,9 @@ import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from sys import intern
+from typing import TypeVar
+
+V = TypeVar("V", int, str)  # a bound parameter: an id or a name
 
 OBJECT_KIND = "object"  # a variable holding methods (JavaScript's `const api = {...}`)
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "protocol", "enum", OBJECT_KIND})
@@ -174,7 +177,7 @@ def ref_row(row: RefTuple) -> RefRow:
     )  # fmt: skip
 
 
-def chunked(values: list[int], size: int = 500) -> Iterator[list[int]]:
+def chunked(values: list[V], size: int = 500) -> Iterator[list[V]]:
     """Slices small enough for SQLite's bound-parameter limit."""
     for start in range(0, len(values), size):
         yield values[start : start + size]

@@ -241,11 +241,7 @@ def subscript_value(ctx: Context, value: Value) -> Value:
 def _item_value(ctx: Context, value: Value, *, mappings_only: bool = False) -> Value | None:
     """An item of ``value`` as the type its binding states gives it (``subscript_item``),
     or None: no stated type, or one whose items are not known."""
-    binding = value.binding if value.kind == "local" else None
-    sym = value.sym if value.kind == "symbol" else None
-    if sym is not None and sym.kind in VARIABLE_KINDS and sym.parent_id is not None:
-        found = ctx.project.bindings.get(sym.parent_id, {}).get(sym.name)
-        binding = found[0] if found else None
+    binding = value.binding if value.kind == "local" else _variable_binding(ctx, value)
     if binding is None or binding.from_call:  # only a type as written has items to read
         return None
     item = subscript_item(binding.type_name)
@@ -315,11 +311,19 @@ def value_type(ctx: Context, value: Value) -> Value:
     if sym.kind == "property" or (sym.kind in FUNCTION_KINDS and _is_property(sym)):
         return call_value(ctx, value)
     if sym.kind in VARIABLE_KINDS and sym.parent_id is not None:
-        found = ctx.project.bindings.get(sym.parent_id, {}).get(sym.name)
-        if found:
-            return binding_value(ctx, found[0]).via(value)
-        return NONE_UNKNOWN
+        binding = _variable_binding(ctx, value)
+        return binding_value(ctx, binding).via(value) if binding else NONE_UNKNOWN
     return value
+
+
+def _variable_binding(ctx: Context, value: Value) -> BindingRow | None:
+    """The binding that states what a variable symbol (a field, a module variable)
+    holds: the first of its name in the scope it is defined in."""
+    sym = value.sym if value.kind == "symbol" else None
+    if sym is None or sym.kind not in VARIABLE_KINDS or sym.parent_id is None:
+        return None
+    found = ctx.project.bindings.get(sym.parent_id, {}).get(sym.name)
+    return found[0] if found else None
 
 
 def _is_property(sym: Sym) -> bool:
@@ -350,13 +354,10 @@ def call_value(ctx: Context, value: Value) -> Value:
 def aliased_value(ctx: Context, value: Value) -> Value | None:
     """The function or class a variable stands for when it holds another name's value
     (a ``VALUE_OF`` binding: ``const { isBrotliEncoding } = utils``), else None."""
-    sym = value.sym
-    if value.kind != "symbol" or sym is None or sym.kind not in VARIABLE_KINDS:
+    binding = _variable_binding(ctx, value)
+    if binding is None or binding.from_call != VALUE_OF:
         return None
-    found = ctx.project.bindings.get(sym.parent_id, {}).get(sym.name) if sym.parent_id else None
-    if not found or found[0].from_call != VALUE_OF:
-        return None
-    held = binding_value(ctx, found[0])
+    held = binding_value(ctx, binding)
     runs = held.kind == "symbol" and held.sym is not None and held.sym.kind in CALLABLE_KINDS
     return held.via(value) if held.kind == "class" or runs else None
 
