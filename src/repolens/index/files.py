@@ -47,6 +47,7 @@ CHUNK_BYTES = 64 * 1024
 results in order, so the first task, of the largest files, is waited for before any is
 written. Eight of them made the writer start writing late and finish last, alone (a
 tenth of a second on pip)."""
+SMALL_FIRST = 2048  # bytes: files below this are parsed first (see ``_in_order``)
 CHUNKS_AHEAD = 8  # tasks in flight per worker: enough that a slow file stalls no one
 
 
@@ -182,10 +183,7 @@ def process_all(tasks: list[FileTask], workers: int) -> Generator[FileResult, No
     context = multiprocessing.get_context()
     if context.get_start_method() == "fork":  # loaded once here, inherited by every worker
         load_grammars(_common_languages(tasks, workers * CHUNK_FILES))
-    # largest first: the last tasks are small, so the workers finish together and the
-    # writer has little left to store after them (a tenth of a second of pip's index
-    # was this process writing alone, one core idle)
-    tasks = sorted(tasks, key=attrgetter("size"), reverse=True)
+    tasks = _in_order(tasks)
     ahead = workers * CHUNKS_AHEAD
     start = 0
     while start < len(tasks):
@@ -198,6 +196,21 @@ def process_all(tasks: list[FileTask], workers: int) -> Generator[FileResult, No
             held = tasks[start : start + ahead * CHUNK_FILES]  # every file sent and not back
             yield from _one_by_one(context, held)
             start += len(held)
+
+
+def _in_order(tasks: list[FileTask]) -> list[FileTask]:
+    """Small files first, then the rest largest first.
+
+    Largest first, the last tasks are small, so the workers finish together (with the
+    largest last, one worker parsed alone for a tenth of pip's index). But storing a
+    small file costs the writer about what parsing it costs a worker, a dozen statements
+    whatever its size, so small files last left the writer storing alone after the
+    workers were done (0.06 s on pip). Stored first, they are written while the large
+    files are parsed, and the writer keeps up with the mid-sized files that now end."""
+    ordered = sorted(tasks, key=attrgetter("size"), reverse=True)
+    return [t for t in ordered if t.size < SMALL_FIRST] + [
+        t for t in ordered if t.size >= SMALL_FIRST
+    ]
 
 
 def _parts(tasks: list[FileTask]) -> Iterator[list[FileTask]]:
