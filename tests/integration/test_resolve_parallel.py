@@ -15,7 +15,7 @@ import pytest
 from conftest import IndexTree
 from repolens.resolve import build_context
 from repolens.resolve.edges import FileResult
-from repolens.resolve.parallel import resolve_files
+from repolens.resolve.parallel import _slices, resolve_files
 from repolens.resolve.project import ref_counts, ref_tuples
 from repolens.resolve.tables import load_project
 from repolens.store.db import connect, shared_file
@@ -89,3 +89,19 @@ def test_a_dead_worker_is_made_up_for_here(loaded) -> None:
         ctx, counts, load, files, workers=2, worker_init=die_in_child, min_refs=0
     )
     assert _answers(forked) == serial
+
+
+def test_shared_slices_shrink_toward_the_end(loaded) -> None:
+    """Slices shared among processes end small, so none waits long for another's last
+    one; every file is in exactly one slice, in path order, either way."""
+    ctx, counts, _, files, _ = loaded
+    by_path = sorted(files, key=lambda fid: ctx.project.files[fid].path)
+    for shrink in (False, True):
+        slices = _slices(ctx, counts, files, 8, shrink=shrink)
+        assert [fid for part in slices for fid in part] == by_path
+        refs = [sum(counts.get(fid, 0) for fid in part) for part in slices]
+        assert len(slices) >= 6
+        if shrink:
+            assert refs[0] > 2 * refs[-1] and sum(refs[:2]) > sum(refs[-2:]) * 2
+        else:
+            assert max(refs) < 2.5 * min(refs)

@@ -11,7 +11,15 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from repolens.index.files import CHUNK_BYTES, CHUNK_FILES, FileTask, _parts, windowed_map
+from repolens.index.files import (
+    CHUNK_BYTES,
+    CHUNK_FILES,
+    SMALL_FIRST,
+    FileTask,
+    _in_order,
+    _parts,
+    windowed_map,
+)
 
 
 def test_results_come_in_order_with_a_bounded_number_of_chunks_started() -> None:
@@ -56,3 +64,12 @@ def test_tasks_hold_few_bytes_and_a_large_file_goes_alone() -> None:
     assert len(parts[-2]) == CHUNK_FILES  # small files share a task
     assert all(len(part) <= CHUNK_FILES for part in parts)
     assert all(sum(t.size for t in part) <= CHUNK_BYTES for part in parts if len(part) > 1)
+
+
+def test_small_files_go_first_then_the_largest() -> None:
+    """Small files are as costly to store as to parse: last, they left the writer alone
+    after the workers finished. The rest go largest first, so the workers end together."""
+    sizes = [300, 50_000, SMALL_FIRST - 1, 4_000, 0, 900_000, SMALL_FIRST, 12_000]
+    tasks = [FileTask(f"f{i}.py", f"/f{i}.py", "python", size, 0) for i, size in enumerate(sizes)]
+    ordered = [task.size for task in _in_order(tasks)]
+    assert ordered == [SMALL_FIRST - 1, 300, 0, 900_000, 50_000, 12_000, 4_000, SMALL_FIRST]

@@ -84,10 +84,10 @@ def resolve_files(
     """
     refs = sum(counts.get(fid, 0) for fid in file_ids)
     if workers < 2 or refs < min_refs or not _can_fork():
-        for part in _slices(ctx, counts, file_ids, -(-refs // SLICE_REFS)):
+        for part in _slices(ctx, counts, file_ids, -(-refs // SLICE_REFS), shrink=False):
             yield _here(ctx, load, part)
         return
-    slices = _slices(ctx, counts, file_ids, workers * SLICES_PER_WORKER)
+    slices = _slices(ctx, counts, file_ids, workers * SLICES_PER_WORKER, shrink=True)
     yield from _resolve_forked(ctx, load, slices, workers, worker_init, store)
 
 
@@ -96,18 +96,19 @@ def _can_fork() -> bool:
 
 
 def _slices(
-    ctx: Context, counts: dict[int, int], file_ids: Sequence[int], count: int
+    ctx: Context, counts: dict[int, int], file_ids: Sequence[int], count: int, *, shrink: bool
 ) -> list[Slice]:
     """``count`` runs of files consecutive by path (neighbours share imports, so memos
-    are reused; file ids follow the order files were stored in). The first holds three
-    times the references of the last, shrinking evenly between, so the processes run out
-    of work within a small slice of each other: with equal slices, this one waited for a
-    worker's last whole slice (a twentieth of pip's resolve)."""
+    are reused; file ids follow the order files were stored in), holding about the same
+    number of references each, or with ``shrink`` (slices shared among processes) three
+    times as many in the first as in the last, shrinking evenly between: the processes
+    then run out of work within a small slice of each other, where with equal slices this
+    one waited for a worker's last whole slice (a twentieth of pip's resolve)."""
     files = ctx.project.files
     ordered = sorted(file_ids, key=lambda fid: files[fid].path)
     total = sum(counts.get(fid, 0) for fid in ordered)
     count = max(1, count)
-    weights = [3 * count - 2 * k for k in range(count)]  # 3:1, first to last
+    weights = [3 * count - 2 * k if shrink else 1 for k in range(count)]  # 3:1 when shrinking
     ends = list(itertools.accumulate(total * w / sum(weights) for w in weights))
     slices: list[Slice] = [[]]
     held = 0
