@@ -68,6 +68,10 @@ class BoundTypes:
             return self.spec.clean_type(short_text(type_node, src)), STATED
         if "bind.call" in caps:  # a callee, or a whole call where the grammar has no callee
             return expr_text(caps["bind.call"][0], src).removesuffix("()"), CALL_RESULT
+        if "bind.value" in caps:  # `a or f()`, `(f() if c else None)`: read by the spec
+            hook = self.spec.value_call
+            called = hook(caps["bind.value"][0]) if hook is not None else None
+            return (expr_text(called, src), CALL_RESULT) if called is not None else ("", STATED)
         if "bind.await" in caps:  # `x = await f()`: what calling `f` gives
             text = _awaited_callee(caps["bind.await"][0], src)
             return (text, CALL_RESULT) if DOTTED.fullmatch(text) else ("", STATED)

@@ -148,6 +148,7 @@ ExpandHook = Callable[[Node, bytes], list[RoleMatch]]
 ObjectHook = Callable[[Node, bytes], list[tuple[Node, Node]] | None]
 # a doc comment's stated types: ({parameter: type}, return type), for untyped languages
 DocTypesHook = Callable[[str], tuple[dict[str, str], str]]
+NodeHook = Callable[[Node], Node | None]
 
 
 def _no_heritage(node: Node) -> list[tuple[str, Node]]:
@@ -178,6 +179,9 @@ class LanguageSpec:
     clean_type: TextHook = _same  # normalise a binding's type text (strip *, &, Optional…)
     call_name: TextHook | None = None  # normalise a call's name (Vue `<order-row>`: OrderRow)
     element_type: TextHook | None = None  # what iterating a type gives (list[Node] -> Node)
+    # the callee whose result a compound value (``@bind.value``) holds: ``a or f()``,
+    # ``(f() if c else None)``; None when it holds no call's result
+    value_call: NodeHook | None = None
     body_fields: tuple[str, ...] = ("body",)  # where a definition's header ends
     wrapper_types: frozenset[str] = frozenset()  # parents whose range a symbol takes over
     name_types: frozenset[str] = frozenset({"identifier", "type_identifier"})

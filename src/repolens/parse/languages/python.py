@@ -71,10 +71,7 @@ QUERY = r"""
   right: [(call function: [(identifier) (attribute)] @bind.call) (await) @bind.await
           (identifier) @bind.alias]) @bind
 (assignment !type left: [(identifier) (attribute)] @name
-  right: [(boolean_operator right: (call function: [(identifier) (attribute)] @bind.call))
-          (conditional_expression . (call function: [(identifier) (attribute)] @bind.call))
-          (conditional_expression . (none) (call function: [(identifier) (attribute)] @bind.call)
-            .)]) @bind
+  right: [(boolean_operator) (conditional_expression) (parenthesized_expression)] @bind.value) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
 [(for_statement left: (identifier) @name
@@ -302,6 +299,32 @@ def _element_type(text: str) -> str:
     return _clean_type(args[0]) if args else ""
 
 
+def _value_call(node: Node) -> Node | None:
+    """The callee whose result a compound value holds, as its first choice: ``a or f()``,
+    ``f() if c else None``, ``None if c else f()``, each also in parentheses, which
+    black wraps a long value in (``x = (\n    f(...)\n    if c\n    else None\n)``)."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type == "boolean_operator":
+        right = node.child_by_field_name("right")
+        return _callee(right) if right is not None else None
+    if node.type == "conditional_expression":
+        branches = node.named_children
+        if branches and branches[0].type == "none" and len(branches) == 3:
+            return _callee(branches[2])
+        return _callee(branches[0]) if branches else None
+    return _callee(node)
+
+
+def _callee(node: Node) -> Node | None:
+    """The function a call of a plain or dotted name calls."""
+    if node.type != "call":
+        return None
+    function = node.child_by_field_name("function")
+    return function if function is not None and function.type in _CALLEES else None
+
+
+_CALLEES = frozenset({"identifier", "attribute"})
 _BUILTIN_TYPES = frozenset(
     {
         "int", "str", "float", "bool", "bytes", "None", "object", "list", "dict", "set",
@@ -327,6 +350,7 @@ SPEC = LanguageSpec(
     exports=_exports,
     clean_type=_clean_type,
     element_type=_element_type,
+    value_call=_value_call,
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"attribute"}),
     string_types=frozenset({"string"}),
