@@ -100,7 +100,8 @@ QUERY = f"""
   (#eq? @_new "new"))) @bind
 (let_declaration !type {_PAT} value: (call_expression
   function: (scoped_identifier name: (identifier) @_fn) @bind.call (#not-eq? @_fn "new"))) @bind
-(let_declaration !type {_PAT} value: (call_expression function: (identifier) @bind.call)) @bind
+(let_declaration !type {_PAT} value: (call_expression function: [(identifier) @bind.call
+  (generic_function function: (identifier) @bind.call)])) @bind
 (let_declaration !type {_PAT} value: (call_expression
   function: (field_expression field: (field_identifier) @_m) @bind.call
   (#not-match? @_m {_UNWRAPS}))) @bind
