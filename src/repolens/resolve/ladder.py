@@ -245,7 +245,7 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
             elif value.reason == "unknown" and _from_library(ctx, ref):
                 value = NONE_EXTERNAL
         elif receiver is not None and (
-            (receiver.kind == "none" and receiver.reason in GUESSABLE) or _mixed_in(receiver)
+            (receiver.kind == "none" and receiver.reason in GUESSABLE) or _open(receiver)
         ):
             value = namematch.match(ctx, ref, spec, method=True)
     return finish(ctx, ref, value)
@@ -263,11 +263,16 @@ def _stood_for(ctx: Context, ref: RefRow, value: Value, target: Value) -> Outcom
     return Outcome((*called.hits, used), called.reason)
 
 
-def _mixed_in(receiver: Value) -> bool:
-    """An object (``const methods = { ... }``) lacking a member: its methods are mixed
-    into other values (``Object.assign(arr, methods)``), so ``this`` in them may be any
-    of those, and the member another's."""
-    return receiver.sym is not None and receiver.sym.kind == OBJECT_KIND
+def _open(receiver: Value) -> bool:
+    """A receiver lacking a member that may still be another's: an object (``const
+    methods = { ... }``) whose methods are mixed into other values (``Object.assign(arr,
+    methods)``), so ``this`` in them may be any of those; or a trait's value, which is
+    some implementor (``Self`` of a trait's method, a type variable's first bound of
+    several), whose own methods the trait does not list."""
+    return receiver.sym is not None and receiver.sym.kind in OPEN_KINDS
+
+
+OPEN_KINDS = frozenset({OBJECT_KIND, "trait"})
 
 
 def _from_library(ctx: Context, ref: RefRow) -> bool:

@@ -156,6 +156,10 @@ def _head(
     if name == "super" and spec.self_names:
         return _super(ctx, scope_id), ops[1:] if ops.startswith("c") else ops
     found = scope.lookup_name(ctx, file, scope_id, name, line, types_only=types_only)
+    if found.kind == "none" and not types_only and spec.paths_first:
+        # `Ty::is_directed()`: a path's head may name a type variable, which a value
+        # lookup skips (`impl<Ty: EdgeType>`: the method is its bound's)
+        found = scope.lookup_name(ctx, file, scope_id, name, line, types_only=True)
     if found.kind == "none" or _is_namespace(found):
         # perhaps a fully qualified name (`com.acme.Util.f()`); a namespace declared in one
         # file (`namespace shop {`) is open: the layout knows every file that adds to it
