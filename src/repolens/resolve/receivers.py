@@ -115,9 +115,29 @@ def eval_receiver(
             item = _item_value(ctx, value)
         if item is not None:
             value = apply_ops(ctx, item, segment.ops[1:])
+        elif segment.ops[:1] == "c":
+            called = through(ctx, value, attribute(ctx, value, segment.name))
+            value = apply_ops(ctx, called, segment.ops[1:])
         else:
             value = apply_ops(ctx, attribute(ctx, value, segment.name), segment.ops)
     return value
+
+
+SELF_TYPES = frozenset({"Self", "self", "this"})
+
+
+def through(ctx: Context, receiver: Value, member: Value) -> Value:
+    """What calling ``member``, found on ``receiver``, gives. A method declared to return
+    ``Self`` gives the receiver's own class, which may be a subclass of the method's
+    (``sub.copy().only_sub()``) or, for a trait's, an implementor (``T::make()``)."""
+    result = call_value(ctx, member)
+    fn = member.sym if member.kind == "symbol" else None
+    if fn is None or fn.kind not in CALLABLE_KINDS or fn.return_type.strip() not in SELF_TYPES:
+        return result
+    own = value_type(ctx, receiver)
+    if own.kind in ("instance", "class") and own.sym is not None and own.sym.kind in CLASS_KINDS:
+        return Value("instance", sym=own.sym).via(result)
+    return result
 
 
 def _is_getter(ctx: Context, file: FileRow, method: str) -> bool:
@@ -388,7 +408,7 @@ def _returns(ctx: Context, fn: Sym) -> Value:
         # `@contextmanager def stream() -> Iterator[Response]`: what `with stream() as r`
         # binds is what the generator yields, and so is a pytest fixture's value
         text = yielded_type(text) or text
-    if text in ("Self", "self", "this"):
+    if text in SELF_TYPES:
         cls = enclosing_class(ctx, fn.id)
         return Value("instance", sym=cls) if cls is not None else NONE_UNKNOWN
     return type_value(ctx, *_written_in(ctx, fn), text, fn.start_line)
@@ -416,11 +436,14 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
         item = _item_value(ctx, held)  # an item of the container the expression holds
         return item.weaker(TYPE_CONFIDENCE, "resolved-type") if item is not None else NONE_UNKNOWN
     if binding.from_call in (CALL_RESULT, CALL_ELEMENT):
-        callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
         if binding.from_call == CALL_ELEMENT:
+            callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
             result = _mapped_value(ctx, file, binding) or _element_value(ctx, callee)
-        else:
-            result = _got_value(ctx, file, binding) or call_value(ctx, callee)
+        else:  # the call evaluated whole, so that `Self` is its receiver's class
+            called = f"{binding.type_name}()"
+            result = _got_value(ctx, file, binding) or eval_receiver(
+                ctx, file, binding.scope_id, called, binding.line
+            )
     else:
         result = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
     return result.weaker(TYPE_CONFIDENCE, "resolved-type")
