@@ -19,7 +19,11 @@ from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.generics import without_type_parameters
 from repolens.parse.locals import Locals
 from repolens.parse.model import (
+    CALL_ELEMENT,
+    CALL_RESULT,
+    ELEMENT_OF,
     TYPE_BOUND,
+    VALUE_OF,
     Binding,
     Import,
     ParsedFile,
@@ -47,6 +51,7 @@ from repolens.parse.types import type_refs
 
 _POSITION = attrgetter("line", "col")
 _REF_MAX = 120  # bytes: longer "names" passed as values are expressions, not callbacks
+_PATH_MODES = frozenset({CALL_RESULT, CALL_ELEMENT, ELEMENT_OF, VALUE_OF})  # hold a path
 RETURN = "return"  # the name a function's own `return` statement binds (see ``binding``)
 
 
@@ -290,6 +295,14 @@ class _Matches:
         target = self.aliases.get((scope, head))
         return (name, target + dot + rest) if target else (name, receiver)
 
+    def _unaliased(self, scope: int, path: str) -> str:
+        """A callee or iterable read through the local alias it starts with, as calls
+        are: ``found = cache.findAll()`` after ``cache = this.#cache`` holds what
+        ``this.#cache.findAll`` returns."""
+        receiver, dot, name = path.rpartition(".")
+        name, through = self._unalias(scope, name, receiver if dot else None)
+        return f"{through}.{name}" if through else name
+
     def _note_alias(self, scope: int | None, name: str, value: list[Node]) -> None:
         """Remember ``name = a.b`` inside a function; ``node = node.next`` or binding
         ``name`` to anything else ends it."""
@@ -344,6 +357,8 @@ class _Matches:
         if name == RETURN and self.locals.closure_around(node, inner) is not None:
             return  # a callback's `return new X()` is the callback's, not the function's
         type_name, from_call = self.types.of(caps, node, inner)
+        if self.aliases and inner is not None and from_call in _PATH_MODES:
+            type_name = self._unaliased(inner, type_name)
         if from_call == TYPE_BOUND:
             self.type_variables.add(name)
         elif type_name in spec.builtin_types and _says_nothing(type_name, self.type_variables):
