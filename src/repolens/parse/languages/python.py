@@ -269,8 +269,8 @@ def _clean_type(text: str) -> str:
     text = text.strip().strip("'\"")
     if text.startswith("Optional[") and text.endswith("]"):
         text = text[len("Optional[") : -1]
-    if "|" in text and "[" not in text:
-        parts = [p.strip() for p in text.split("|") if p.strip() != "None"]
+    if "|" in text:  # at the top level only: `dict[str, A | B] | None` is the dict
+        parts = [p.strip() for p in split_top(text, "|") if p.strip() != "None"]
         if len(parts) == 1:
             text = parts[0]
     return text
