@@ -112,7 +112,8 @@ class Context:
     mros: Memo[int, tuple[list[Value], bool]] = field(init=False)  # class id -> ancestry
     bindings: Memo[tuple[int, int, str, int], Value] = field(init=False)
     returns: Memo[int, Value] = field(init=False)  # function id -> what calling it gives
-    globals: Memo[tuple[int, str], Value] = field(init=False)  # (file, name) at module level
+    # (file, name, in a type position) at module level
+    globals: Memo[tuple[int, str, bool], Value] = field(init=False)
     owners: Memo[int, Sym | None] = field(init=False)  # detached method -> its type
     aliases: Memo[int, Value] = field(init=False)  # type alias -> the class it names
 

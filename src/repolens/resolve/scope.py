@@ -77,7 +77,7 @@ def lookup_name(
         found = _type_variable(ctx, file.symbol, name)
         if found is not None:
             return found
-    value = module_scope(ctx, file, name, line if at_load_time else None, exclude)
+    value = module_scope(ctx, file, name, line if at_load_time else None, exclude, types_only)
     if at_load_time and value.kind == "none" and value.reason == "unknown":
         return _imported_in_a_function(ctx, file.id, name) or value
     return value
@@ -246,17 +246,24 @@ def module_table(ctx: Context, file: FileRow) -> dict[str, list[tuple[int, int, 
 
 
 def module_scope(
-    ctx: Context, file: FileRow, name: str, line: int | None, exclude: int | None = None
+    ctx: Context,
+    file: FileRow,
+    name: str,
+    line: int | None,
+    exclude: int | None = None,
+    types_only: bool = False,
 ) -> Value:
     """``name`` at module level: definitions, typed globals and imports of the file, then
-    the rest of its package, wildcard imports and the language's builtins."""
+    the rest of its package, wildcard imports and the language's builtins. In a type
+    position (``types_only``) a typed global is no candidate: ``checks: checks.Check[]``
+    names the imported module, not a variable of that name."""
     spec = ctx.spec_of.get(file.id)
     if spec is None:
         return NONE_UNKNOWN
     if line is None and exclude is None:  # the common case: a use inside a function
-        key = (file.id, name)
-        return ctx.globals.get(key, _module_scope, ctx, file, spec, name, None, None)
-    return _module_scope(ctx, file, spec, name, line, exclude)
+        key = (file.id, name, types_only)
+        return ctx.globals.get(key, _module_scope, ctx, file, spec, name, None, None, types_only)
+    return _module_scope(ctx, file, spec, name, line, exclude, types_only)
 
 
 def _module_scope(
@@ -266,10 +273,15 @@ def _module_scope(
     name: str,
     line: int | None,
     exclude: int | None,
+    types_only: bool = False,
 ) -> Value:
     entries = module_table(ctx, file).get(name)
-    if entries and exclude is not None:
-        entries = [entry for entry in entries if entry[1] != exclude]
+    if entries and (exclude is not None or types_only):
+        entries = [
+            entry
+            for entry in entries
+            if entry[1] != exclude and not (types_only and _is_variable(entry[2]))
+        ]
     if not entries:
         return _beyond_file(ctx, file, spec, name)
     chosen = entries[-1][2]
@@ -279,6 +291,11 @@ def _module_scope(
         before = [binder for at, _, binder in entries if at < line or (at == line and not own)]
         chosen = before[-1] if before else entries[0][2]
     return members.import_value(ctx, chosen) if isinstance(chosen, ImportRow) else chosen
+
+
+def _is_variable(binder: Binder) -> bool:
+    """Whether a module-level binder is a typed global, a value without a definition."""
+    return isinstance(binder, Value) and binder.kind == "local"
 
 
 def _module_bindings(ctx: Context, file: FileRow, name: str) -> list[BindingRow]:
