@@ -24,7 +24,7 @@ from repolens.parse.model import (
     Reference,
 )
 from repolens.parse.spec import FUNCTION_KINDS, TYPE_KINDS, Captures, LanguageSpec
-from repolens.parse.text import DOTTED, expr_text, short_text, strip_generics
+from repolens.parse.text import DOTTED, expr_text, node_text, short_text, strip_generics
 from repolens.parse.types import type_refs
 
 
@@ -88,10 +88,7 @@ class BoundTypes:
                 return text, VALUE_OF  # `money = util.format_price`, `sum_up = make`
             return found
         if "bind.iter" in caps:
-            iterable = caps["bind.iter"][0]
-            return self._element_type(
-                short_text(iterable, src), source, iterable.start_point[0] + 1
-            )
+            return self._iterated(caps["bind.iter"][0], source)
         if "bind.iter_call" in caps:
             callee = expr_text(caps["bind.iter_call"][0], src)
             return self._element_of_call(callee, source)
@@ -141,6 +138,20 @@ class BoundTypes:
         if bound.from_call == CALL_RESULT:
             return bound.type_name, CALL_ELEMENT
         return ("", STATED) if bound.from_call else (hook(bound.type_name), STATED)
+
+    def _iterated(self, iterable: Node, scope: int | None) -> tuple[str, int]:
+        """An element of what ``iterable`` holds: a typed name or path (``_element_type``),
+        a call's result (``this.all().forEach(...)``), or the receiver's own elements
+        where the call keeps them (``xs.filter(f).forEach(...)``, ``spec.same_elements``)."""
+        function = iterable.child_by_field_name("function")
+        if function is None or iterable.child_by_field_name("arguments") is None:
+            line = iterable.start_point[0] + 1
+            return self._element_type(short_text(iterable, self.src), scope, line)
+        member = function.named_children
+        if len(member) == 2 and node_text(member[1], self.src) in self.spec.same_elements:
+            return self._iterated(member[0], scope)
+        callee = expr_text(function, self.src)
+        return self._element_of_call(callee, scope) if DOTTED.fullmatch(callee) else ("", STATED)
 
     def _element_of_call(self, callee: str, scope: int | None) -> tuple[str, int]:
         """``for n in self.nodes()`` / ``for n in nodes()``: the element type of what this

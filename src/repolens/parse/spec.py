@@ -179,6 +179,8 @@ class LanguageSpec:
     clean_type: TextHook = _same  # normalise a binding's type text (strip *, &, Optional…)
     call_name: TextHook | None = None  # normalise a call's name (Vue `<order-row>`: OrderRow)
     element_type: TextHook | None = None  # what iterating a type gives (list[Node] -> Node)
+    # methods whose result holds the elements of their receiver (an array's `filter`)
+    same_elements: frozenset[str] = frozenset()
     # the callee whose result a compound value (``@bind.value``) holds: ``a or f()``,
     # ``(f() if c else None)``; None when it holds no call's result
     value_call: NodeHook | None = None

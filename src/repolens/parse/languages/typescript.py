@@ -12,6 +12,7 @@ import re
 from repolens.parse.languages import ecmascript as es
 from repolens.parse.languages.ecmascript_assignments import assignment_matches, object_members
 from repolens.parse.spec import LanguageSpec
+from repolens.parse.text import split_top, strip_generics
 
 _RET = es.RETURNS_TS
 _TYPED = "type: (type_annotation) @bind.type"
@@ -58,7 +59,7 @@ QUERY = (
           (call_expression function: [(identifier) (member_expression)] @bind.iter_call)])
   @bind
 (call_expression
-  function: (member_expression object: [(identifier) (member_expression)] @bind.iter
+  function: (member_expression object: (_) @bind.iter
     property: (property_identifier) @_each)
   arguments: (arguments . (arrow_function
     [parameter: (identifier) @name
@@ -76,9 +77,9 @@ QUERY = (
 def _clean_type(text: str) -> str:
     """``: Repo | null`` -> ``Repo``: the annotation without colon, null or undefined."""
     text = text.strip().removeprefix(":").strip()
-    parts = [p.strip() for p in text.split("|")]
+    parts = [p.strip() for p in split_top(text, "|")]  # `Array<A | B> | null`: the array
     kept = [p for p in parts if p not in ("null", "undefined")]
-    return kept[0] if len(kept) == 1 and "<" not in text else text
+    return kept[0] if len(kept) == 1 else text
 
 
 _ITERABLES = frozenset({"Array", "ReadonlyArray", "Set", "ReadonlySet", "Iterable", "Iterator"})
@@ -94,7 +95,7 @@ def _element_type(text: str) -> str:
     else:
         head, bracket, rest = text.partition("<")
         inner = rest[:-1] if bracket and rest.endswith(">") and head in _ITERABLES else ""
-    inner = inner.strip()
+    inner = strip_generics(inner.strip())  # `Array<Observer<T>>`: an `Observer`
     return inner if _ELEMENT.fullmatch(inner) else ""
 
 
@@ -110,6 +111,11 @@ _BUILTIN_TYPES = frozenset(
         *"ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     }
 )  # fmt: skip
+
+
+_SAME_ELEMENTS = frozenset(
+    {"filter", "slice", "concat", "sort", "reverse", "toSorted", "toReversed", "splice"}
+)
 
 
 def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
@@ -128,6 +134,7 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         closure_types=es.CLOSURES,
         clean_type=_clean_type,
         element_type=_element_type,
+        same_elements=_SAME_ELEMENTS,
         wrapper_types=frozenset(
             {"export_statement", "lexical_declaration", "variable_declaration"}
         ),
