@@ -263,6 +263,9 @@ def _stood_for(ctx: Context, ref: RefRow, value: Value, target: Value) -> Outcom
     return Outcome((*called.hits, used), called.reason)
 
 
+OPEN_KINDS = frozenset({OBJECT_KIND, "trait"})  # receivers whose members may be others'
+
+
 def _open(receiver: Value) -> bool:
     """A receiver lacking a member that may still be another's: an object (``const
     methods = { ... }``) whose methods are mixed into other values (``Object.assign(arr,
@@ -270,9 +273,6 @@ def _open(receiver: Value) -> bool:
     some implementor (``Self`` of a trait's method, a type variable's first bound of
     several), whose own methods the trait does not list."""
     return receiver.sym is not None and receiver.sym.kind in OPEN_KINDS
-
-
-OPEN_KINDS = frozenset({OBJECT_KIND, "trait"})
 
 
 def _from_library(ctx: Context, ref: RefRow) -> bool:

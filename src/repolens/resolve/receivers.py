@@ -116,7 +116,7 @@ def eval_receiver(
         if item is not None:
             value = apply_ops(ctx, item, segment.ops[1:])
         elif segment.ops[:1] == "c":
-            called = through(ctx, value, attribute(ctx, value, segment.name))
+            called = _called_through(ctx, value, attribute(ctx, value, segment.name))
             value = apply_ops(ctx, called, segment.ops[1:])
         else:
             value = apply_ops(ctx, attribute(ctx, value, segment.name), segment.ops)
@@ -126,7 +126,7 @@ def eval_receiver(
 SELF_TYPES = frozenset({"Self", "self", "this"})
 
 
-def through(ctx: Context, receiver: Value, member: Value) -> Value:
+def _called_through(ctx: Context, receiver: Value, member: Value) -> Value:
     """What calling ``member``, found on ``receiver``, gives. A method declared to return
     ``Self`` gives the receiver's own class, which may be a subclass of the method's
     (``sub.copy().only_sub()``) or, for a trait's, an implementor (``T::make()``)."""

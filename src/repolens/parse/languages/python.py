@@ -299,10 +299,13 @@ def _element_type(text: str) -> str:
     return _clean_type(args[0]) if args else ""
 
 
+_CALLEES = frozenset({"identifier", "attribute"})
+
+
 def _value_call(node: Node) -> Node | None:
     """The callee whose result a compound value holds, as its first choice: ``a or f()``,
-    ``f() if c else None``, ``None if c else f()``, each also in parentheses, which
-    black wraps a long value in (``x = (\n    f(...)\n    if c\n    else None\n)``)."""
+    ``f() if c else None``, ``None if c else f()``, each also in the parentheses black
+    wraps a long value in, one part per line."""
     while node.type == "parenthesized_expression" and node.named_child_count == 1:
         node = node.named_children[0]
     if node.type == "boolean_operator":
@@ -324,7 +327,6 @@ def _callee(node: Node) -> Node | None:
     return function if function is not None and function.type in _CALLEES else None
 
 
-_CALLEES = frozenset({"identifier", "attribute"})
 _BUILTIN_TYPES = frozenset(
     {
         "int", "str", "float", "bool", "bytes", "None", "object", "list", "dict", "set",
