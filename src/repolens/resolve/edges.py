@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from repolens.resolve import ladder, members, receivers
+from repolens.resolve import ladder, members, owners
 from repolens.resolve.base import PROVENANCE_RANK
 from repolens.resolve.context import Context
 from repolens.resolve.ladder import Outcome
@@ -106,7 +106,7 @@ def _overrides(ctx: Context, file: FileRow) -> list[EdgeRow]:
             for children in ctx.project.members.get(sym.id, {}).values():
                 found.extend(_override(ctx, file, sym, children[-1]))
         elif sym.kind in CALLABLE_KINDS and _detached(ctx, sym):
-            owner = receivers.impl_owner(ctx, sym)
+            owner = owners.impl_owner(ctx, sym)
             if owner is not None:
                 found.extend(_override(ctx, file, owner, sym))
     return found

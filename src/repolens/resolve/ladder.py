@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from repolens.resolve import members, namematch, receivers, scope
+from repolens.resolve import members, namematch, owners, receivers, scope
 from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_EXTERNAL, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
@@ -159,7 +159,7 @@ def _extension(
         return None
     if not members.owned(ctx, sym):
         return None
-    owner = receivers.impl_owner(ctx, sym)
+    owner = owners.impl_owner(ctx, sym)
     ancestry, _ = members.mro(ctx, receiver.sym)
     if owner is None or all(v.sym is not owner for v in ancestry):
         return None
@@ -178,7 +178,7 @@ def _delegated(ctx: Context, scope_id: int, to_base: bool) -> Value:
     """What a `super(...)`/`this(...)` call runs: in a constructor, the constructor of the
     bases (or a sibling one); in another method (Ruby's `super`), the bases' method of
     the same name."""
-    cls = receivers.enclosing_class(ctx, scope_id)
+    cls = owners.enclosing_class(ctx, scope_id)
     if cls is None:
         return NONE_UNKNOWN
     method = _enclosing(ctx, scope_id, FUNCTION_KINDS)

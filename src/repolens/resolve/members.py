@@ -7,7 +7,7 @@ walks are memoised per run and cut cycles (see ``Context``).
 
 from __future__ import annotations
 
-from repolens.resolve import receivers, scope
+from repolens.resolve import owners, receivers, scope
 from repolens.resolve.base import (
     NONE_EXTERNAL,
     NONE_UNKNOWN,
@@ -302,7 +302,7 @@ def _beside(ctx: Context, cls: Sym, name: str) -> list[Sym]:
     return [
         s
         for s in ctx.project.by_name.get(name, ())
-        if s.qname.endswith(tail) and receivers.impl_owner(ctx, s) is cls
+        if s.qname.endswith(tail) and owners.impl_owner(ctx, s) is cls
     ]
 
 

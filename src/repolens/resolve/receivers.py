@@ -9,7 +9,7 @@ and return annotations; nothing here guesses by name.
 
 from __future__ import annotations
 
-from repolens.resolve import members, scope
+from repolens.resolve import members, owners, scope
 from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_EXTERNAL, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
@@ -41,56 +41,6 @@ CONTAINER_KINDS = frozenset({"namespace", "module"})  # TS namespaces, Rust inli
 RETURN = "return"  # the binding the parser makes of an unannotated function's last return
 VARIABLE_KINDS = frozenset({"variable", "constant", "field", "property", "enum_member"})
 YIELDERS = ("contextmanager", "fixture")  # decorators making a generator give its item
-
-
-def enclosing_class(ctx: Context, scope_id: int | None) -> Sym | None:
-    """The class whose method ``scope_id`` is in; for methods declared outside their type
-    (Go, Rust ``impl``) the type named by the method's qualified name. A function nested in
-    a method (a Python closure, a JS arrow callback) sees the method's ``self``/``this``."""
-    syms = ctx.project.syms
-    sid = scope_id
-    while sid is not None and sid in syms:
-        sym = syms[sid]
-        if sym.kind in CLASS_KINDS:
-            return sym
-        parent = syms.get(sym.parent_id) if sym.parent_id is not None else None
-        detached = parent is None or parent.kind not in CLASS_KINDS | CALLABLE_KINDS
-        if sym.kind in FUNCTION_KINDS and "." in sym.qname and detached:
-            return impl_owner(ctx, sym)
-        sid = sym.parent_id
-    return None
-
-
-def impl_owner(ctx: Context, method: Sym) -> Sym | None:
-    """The type a method declared away from it belongs to: ``Type.method`` names it, as
-    seen from the method's file (its package first, then what the file imports)."""
-    return ctx.owners.get(method.id, _impl_owner, ctx, method)
-
-
-def _impl_owner(ctx: Context, method: Sym) -> Sym | None:
-    owner = method.qname.rsplit(".", 1)[0]
-    for fid in _package_files(ctx, method.file_id):
-        for candidate in ctx.project.by_qname.get((fid, owner), ()):
-            if candidate.kind in CLASS_KINDS:
-                return candidate
-    file, scope_id = _written_in(ctx, method)
-    head = owner.rsplit(".", 1)[-1]
-    found = scope.lookup_name(ctx, file, scope_id, head, method.start_line, types_only=True)
-    return found.sym if found.kind == "class" else None
-
-
-def _written_in(ctx: Context, sym: Sym) -> tuple[FileRow, int]:
-    """The file and scope where names in a symbol's own text (its annotations, what a type
-    alias names) are looked up: those around the symbol, not inside it."""
-    file = ctx.file(sym.file_id)
-    return file, sym.parent_id if sym.parent_id is not None else file.symbol
-
-
-def _package_files(ctx: Context, file_id: int) -> list[int]:
-    module = ctx.module_of(file_id)
-    spec = ctx.spec_of.get(file_id)
-    others = module.files if module is not None and spec and spec.package_scope else []
-    return [file_id, *(f for f in others if f != file_id)]
 
 
 def eval_receiver(
@@ -163,7 +113,7 @@ def _head(
     if spec is None or layout is None:
         return NONE_UNKNOWN, ops
     if name in spec.class_self_names or (name in spec.self_names and next_sep != "::"):
-        cls = enclosing_class(ctx, scope_id)
+        cls = owners.enclosing_class(ctx, scope_id)
         if cls is None:
             return NONE_UNKNOWN, ops
         kind = "class" if name in spec.class_self_names else "instance"
@@ -200,7 +150,7 @@ def unaliased(ctx: Context, value: Value) -> Value:
 
 
 def _alias_target(ctx: Context, alias: Sym) -> Value:
-    file, scope_id = _written_in(ctx, alias)
+    file, scope_id = owners.written_in(ctx, alias)
     head, _ = normalize_type(aliased_type(alias.signature))
     if not head or head == ARRAY:
         return NONE_UNKNOWN
@@ -212,7 +162,7 @@ def _alias_target(ctx: Context, alias: Sym) -> Value:
 
 def _super(ctx: Context, scope_id: int) -> Value:
     """The enclosing class, its lookups starting at its bases."""
-    cls = enclosing_class(ctx, scope_id)
+    cls = owners.enclosing_class(ctx, scope_id)
     if cls is None:
         return NONE_UNKNOWN
     return Value("super", sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
@@ -409,9 +359,9 @@ def _returns(ctx: Context, fn: Sym) -> Value:
         # binds is what the generator yields, and so is a pytest fixture's value
         text = yielded_type(text) or text
     if text in SELF_TYPES:
-        cls = enclosing_class(ctx, fn.id)
+        cls = owners.enclosing_class(ctx, fn.id)
         return Value("instance", sym=cls) if cls is not None else NONE_UNKNOWN
-    return type_value(ctx, *_written_in(ctx, fn), text, fn.start_line)
+    return type_value(ctx, *owners.written_in(ctx, fn), text, fn.start_line)
 
 
 def _inferred_return(ctx: Context, fn: Sym) -> Value:
@@ -477,7 +427,7 @@ def _element_value(ctx: Context, callee: Value) -> Value:
     fn = callee.sym
     if callee.kind != "symbol" or fn is None or fn.kind not in CALLABLE_KINDS or not fn.yields:
         return NONE_UNKNOWN
-    return type_value(ctx, *_written_in(ctx, fn), fn.yields, fn.start_line).via(callee)
+    return type_value(ctx, *owners.written_in(ctx, fn), fn.yields, fn.start_line).via(callee)
 
 
 def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:

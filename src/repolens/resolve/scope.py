@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from repolens.resolve import members, python, receivers
+from repolens.resolve import members, owners, python
 from repolens.resolve.base import NONE_BUILTIN, NONE_UNKNOWN, LanguageSpec, Value
 from repolens.resolve.context import Context
 from repolens.resolve.params import parameter_names
@@ -89,7 +89,7 @@ def _owner_scope(
     """Inside a member defined away from its type (``void Store::put() {...}``, Kotlin's
     ``fun Order.total()``) the type's members come before the file's names, as they do in
     the class body."""
-    owner = receivers.impl_owner(ctx, method)
+    owner = owners.impl_owner(ctx, method)
     if owner is None:
         return None
     if types_only:
