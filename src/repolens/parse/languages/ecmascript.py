@@ -165,7 +165,9 @@ BINDINGS = f"""
   value: [(new_expression constructor: (_) @bind.new)
           (call_expression function: {_CALLEE})
           (await_expression) @bind.await
-          (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias]) @bind
+          (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias
+          (ternary_expression) @bind.value (binary_expression) @bind.value
+          (parenthesized_expression) @bind.value]) @bind
 (if_statement condition: (parenthesized_expression (binary_expression left: (identifier) @name
   operator: "instanceof" right: [(identifier) (member_expression)] @bind.new) @bind)
   consequence: (statement_block) @bind.block)
@@ -178,6 +180,39 @@ are mostly plain objects (``Object.assign({}, defaults)``) whose properties a gu
 name finds better than a builtin type would. Each alternative here is a query pattern's
 worth of compile time, paid by every index run: ``await f()`` is read in Python
 (``@bind.await``), not nested in a pattern."""
+
+_NOTHING = frozenset({"null", "undefined"})
+_FALLBACKS = frozenset({"??", "||", "&&"})
+_CALLEES = frozenset({"identifier", "member_expression"})
+
+
+def value_call(node: Node) -> Node | None:
+    """The callee whose result a compound value holds, as its first choice (see
+    ``LanguageSpec.value_call``): ``a ?? f()`` and ``a || f()``, ``c ? f() : null``,
+    ``c ? null : new X()`` (a class called makes an instance), a chained assignment
+    ``(this.#x = f())``, each also in parentheses."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        if operator is None or operator.type not in _FALLBACKS:
+            return None  # `a + f()`, `a === f()`: another value than `f`'s
+    if node.type in ("binary_expression", "assignment_expression"):
+        right = node.child_by_field_name("right")
+        return value_call(right) if right is not None else None
+    if node.type == "ternary_expression":
+        chosen = node.child_by_field_name("consequence")
+        if chosen is not None and chosen.type in _NOTHING:
+            chosen = node.child_by_field_name("alternative")
+        return value_call(chosen) if chosen is not None else None
+    if node.type == "new_expression":
+        called = node.child_by_field_name("constructor")
+    elif node.type == "call_expression":
+        called = node.child_by_field_name("function")
+    else:
+        return None
+    return called if called is not None and called.type in _CALLEES else None
+
 
 _MEMBER_OWNERS = TYPE_KINDS
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})

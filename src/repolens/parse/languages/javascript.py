@@ -36,6 +36,7 @@ SPEC = LanguageSpec(
     expand=assignment_matches,
     object_members=object_members,
     closure_types=es.CLOSURES,
+    value_call=es.value_call,
     wrapper_types=es.WRAPPERS,
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"member_expression"}),

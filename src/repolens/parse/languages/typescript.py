@@ -132,6 +132,7 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         expand=assignment_matches,
         object_members=object_members,
         closure_types=es.CLOSURES,
+        value_call=es.value_call,
         clean_type=_clean_type,
         element_type=_element_type,
         same_elements=_SAME_ELEMENTS,
