@@ -72,6 +72,8 @@ class BoundTypes:
             hook = self.spec.value_call
             called = hook(caps["bind.value"][0]) if hook is not None else None
             return (expr_text(called, src), CALL_RESULT) if called is not None else ("", STATED)
+        if "bind.item" in caps:  # `conn = self.conns[i]`: an item of what holds it
+            return expr_text(caps["bind.item"][0], src), VALUE_OF
         if "bind.await" in caps:  # `x = await f()`: what calling `f` gives
             text = _awaited_callee(caps["bind.await"][0], src)
             return (text, CALL_RESULT) if DOTTED.fullmatch(text) else ("", STATED)

@@ -167,7 +167,7 @@ BINDINGS = f"""
           (await_expression) @bind.await
           (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias
           (ternary_expression) @bind.value (binary_expression) @bind.value
-          (parenthesized_expression) @bind.value]) @bind
+          (parenthesized_expression) @bind.value (subscript_expression) @bind.item]) @bind
 (if_statement condition: (parenthesized_expression (binary_expression left: (identifier) @name
   operator: "instanceof" right: [(identifier) (member_expression)] @bind.new) @bind)
   consequence: (statement_block) @bind.block)

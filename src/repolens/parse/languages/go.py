@@ -79,6 +79,7 @@ QUERY = f"""
   right: (expression_list . (identifier) @bind.alias .)) @bind
 (short_var_declaration {_FIRST}
   right: (expression_list . (type_assertion_expression type: (_) @bind.type))) @bind
+(short_var_declaration {_FIRST} right: (expression_list . (index_expression) @bind.item)) @bind
 (type_switch_statement alias: (expression_list . (identifier) @name)
   (type_case "case" . type: (_) @bind.type . ":") @bind)
 (var_spec name: (identifier) @name type: (_) @bind.type) @bind

@@ -66,7 +66,7 @@ QUERY = r"""
 (assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
 (assignment !type left: (identifier) @name
   right: [(call function: [(identifier) (attribute)] @bind.call) (await) @bind.await
-          (identifier) @bind.alias (attribute) @bind.alias]) @bind
+          (identifier) @bind.alias (attribute) @bind.alias (subscript) @bind.item]) @bind
 (assignment !type left: (attribute) @name
   right: [(call function: [(identifier) (attribute)] @bind.call) (await) @bind.await
           (identifier) @bind.alias]) @bind
