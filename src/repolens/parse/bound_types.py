@@ -145,8 +145,8 @@ class BoundTypes:
         """An element of what ``iterable`` holds: a typed name or path (``_element_type``),
         a call's result (``this.all().forEach(...)``), or the receiver's own elements
         where the call keeps them (``xs.filter(f).forEach(...)``, ``spec.same_elements``)."""
-        function = iterable.child_by_field_name("function")
-        if function is None or iterable.child_by_field_name("arguments") is None:
+        function = _called(iterable)
+        if function is None:
             line = iterable.start_point[0] + 1
             return self._element_type(short_text(iterable, self.src), scope, line)
         member = function.named_children
@@ -186,8 +186,15 @@ class BoundTypes:
         return scope is not None and self.out.symbols[scope].kind in TYPE_KINDS
 
 
+def _called(node: Node) -> Node | None:
+    """What ``node`` calls when it is a call (any grammar whose call has ``function`` and
+    ``arguments`` fields), else None."""
+    function = node.child_by_field_name("function")
+    return function if node.child_by_field_name("arguments") is not None else None
+
+
 def _awaited_callee(node: Node, src: bytes) -> str:
-    """``f`` of ``await f(x)`` (any grammar whose call has a ``function`` field), or ''."""
+    """``f`` of ``await f(x)``, or ''."""
     awaited = node.named_children
-    function = awaited[0].child_by_field_name("function") if awaited else None
+    function = _called(awaited[0]) if awaited else None
     return expr_text(function, src) if function is not None else ""

@@ -120,9 +120,10 @@ class Binding:
     ``TYPE_BOUND``: ``name`` is a type variable and ``type_name`` its bound (``<Ix:
     IndexType>``, ``<T extends Node>``), so a value of type ``name`` has its methods; or
     ``VALUE_OF``: ``name`` holds what the expression ``type_name`` names (``const {
-    isBrotliEncoding } = utils`` holds ``utils.isBrotliEncoding``), so calling it calls
-    that; or ``ELEMENT_OF``: an element of what the expression ``type_name`` holds (``for
-    line in book.lines`` with ``lines: list[Line]`` stated in ``Book``).
+    isBrotliEncoding } = utils`` holds ``utils.isBrotliEncoding``, so calling it calls
+    that; ``first = conns[0]`` holds an item of ``conns``); or ``ELEMENT_OF``: an
+    element of what the expression ``type_name`` holds (``for line in book.lines`` with
+    ``lines: list[Line]`` stated in ``Book``).
     A binding with an ``end_line`` holds from ``line`` through it only (a narrowing:
     ``if isinstance(x, Repo):``), and not above ``line`` either.
     """

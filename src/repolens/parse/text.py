@@ -28,6 +28,14 @@ def node_text(node: Node, src: bytes) -> str:
     return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
+def unparenthesized(node: Node) -> Node:
+    """What parentheses around ``node`` hold (``(f() if c else None)``); ``node`` itself
+    when it has none. Every grammar here names them ``parenthesized_expression``."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
 def file_stem(path: str) -> str:
     """``src/OrderList.vue`` -> ``OrderList``: the name a file that is one unit goes by."""
     return posixpath.splitext(posixpath.basename(path))[0]

@@ -60,16 +60,13 @@ def eval_receiver(
     for segment in segments[1:]:
         if value.kind == "none":
             break
-        item = None
-        if segment.ops[:1] == "c" and _is_getter(ctx, file, segment.name):
-            item = _item_value(ctx, value)
-        if item is not None:
-            value = apply_ops(ctx, item, segment.ops[1:])
-        elif segment.ops[:1] == "c":
-            called = _called_through(ctx, value, attribute(ctx, value, segment.name))
-            value = apply_ops(ctx, called, segment.ops[1:])
-        else:
+        if segment.ops[:1] != "c":
             value = apply_ops(ctx, attribute(ctx, value, segment.name), segment.ops)
+            continue
+        item = _item_value(ctx, value) if _is_getter(ctx, file, segment.name) else None
+        if item is None:  # a method, not a builtin container's getter
+            item = _called_through(ctx, value, attribute(ctx, value, segment.name))
+        value = apply_ops(ctx, item, segment.ops[1:])
     return value
 
 
@@ -389,11 +386,9 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
         if binding.from_call == CALL_ELEMENT:
             callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
             result = _mapped_value(ctx, file, binding) or _element_value(ctx, callee)
-        else:  # the call evaluated whole, so that `Self` is its receiver's class
+        else:  # the call evaluated whole: a getter's item, `Self` as its receiver's class
             called = f"{binding.type_name}()"
-            result = _got_value(ctx, file, binding) or eval_receiver(
-                ctx, file, binding.scope_id, called, binding.line
-            )
+            result = eval_receiver(ctx, file, binding.scope_id, called, binding.line)
     else:
         result = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
     return result.weaker(TYPE_CONFIDENCE, "resolved-type")
@@ -410,15 +405,6 @@ def _mapped_value(ctx: Context, file: FileRow, binding: BindingRow) -> Value | N
         return None
     held = eval_receiver(ctx, file, binding.scope_id, mapping, binding.line)
     return _item_value(ctx, held, mappings_only=True)
-
-
-def _got_value(ctx: Context, file: FileRow, binding: BindingRow) -> Value | None:
-    """An item a binding takes from a container (``found = by_key.get(key)`` with
-    ``by_key: dict[str, Conn]``), or None."""
-    holder, _, method = binding.type_name.rpartition(".")
-    if not holder or not _is_getter(ctx, file, method):
-        return None
-    return _item_value(ctx, eval_receiver(ctx, file, binding.scope_id, holder, binding.line))
 
 
 def _element_value(ctx: Context, callee: Value) -> Value:

@@ -36,7 +36,7 @@ from tree_sitter import Node
 from repolens.parse.languages.ecmascript_assignments import declared_name
 from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec
-from repolens.parse.text import node_text
+from repolens.parse.text import node_text, unparenthesized
 
 RETURNS_TS = "return_type: (type_annotation (_) @returns)?"
 
@@ -191,8 +191,7 @@ def value_call(node: Node) -> Node | None:
     ``LanguageSpec.value_call``): ``a ?? f()`` and ``a || f()``, ``c ? f() : null``,
     ``c ? null : new X()`` (a class called makes an instance), a chained assignment
     ``(this.#x = f())``, each also in parentheses."""
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
+    node = unparenthesized(node)
     if node.type == "binary_expression":
         operator = node.child_by_field_name("operator")
         if operator is None or operator.type not in _FALLBACKS:

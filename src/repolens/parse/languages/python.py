@@ -45,7 +45,7 @@ from tree_sitter import Node
 
 from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec, LanguageSpec
-from repolens.parse.text import DOC_MAX, cap, node_text, split_top
+from repolens.parse.text import DOC_MAX, cap, node_text, split_top, unparenthesized
 
 # Alternatives inside a pattern rather than more patterns: each one adds to the query's
 # compile time, which every index run pays (see ``registry``).
@@ -306,8 +306,7 @@ def _value_call(node: Node) -> Node | None:
     """The callee whose result a compound value holds, as its first choice: ``a or f()``,
     ``f() if c else None``, ``None if c else f()``, each also in the parentheses black
     wraps a long value in, one part per line."""
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
+    node = unparenthesized(node)
     if node.type == "boolean_operator":
         right = node.child_by_field_name("right")
         return _callee(right) if right is not None else None
