@@ -115,6 +115,14 @@ def test_ts_imports_and_reexports(ts: ParsedFile) -> None:
     assert ts.exports == ["helper"]
 
 
+def test_imports_held_by_variables() -> None:
+    """A module a variable holds is a dependency whatever the call: ``import()`` too, not
+    only ``require``; a destructured ``require`` is imported where its declaration starts."""
+    source = b"const lazy = import('./lazy');\nconst {\n  a,\n} = require('./b');\n"
+    parsed = parse_source("src/use.ts", "typescript", source)
+    assert parsed.imports == [Import("./lazy", 1), Import("./b", 2, name="a")]
+
+
 def test_ts_bindings(ts: ParsedFile) -> None:
     idx = index(ts)
     service, run = idx["Service"], idx["Service.run"]

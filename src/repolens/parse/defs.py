@@ -144,14 +144,13 @@ def _entries(
             if owner_text is None:
                 continue  # `obj.onload = function`: a property of some object, no method
         anchor = _anchor(node, spec.wrapper_types) if spec.wrapper_types else node
-        returns = caps.get("returns")
         by_node[node.id] = _Entry(
             node,
             kind,
             caps["name"][0],
             anchor,
             owner=_type_head(spec, owner_text) if owner_text else None,
-            returns=returns[0] if returns else None,
+            returns=_returns(spec, node, caps),
         )
     for declarator, members in objects.values():
         holder = by_node.get(declarator)
@@ -203,6 +202,13 @@ def _anchor(node: Node, wrappers: frozenset[str]) -> Node:
     while parent is not None and parent.type in wrappers:
         node, parent = parent, parent.parent
     return node
+
+
+def _returns(spec: LanguageSpec, node: Node, caps: Captures) -> Node | None:
+    """A definition's return type node: captured, or read by the spec's hook."""
+    if returns := caps.get("returns"):
+        return returns[0]
+    return spec.return_type(node) if spec.return_type is not None else None
 
 
 def _type_head(spec: LanguageSpec, text: str) -> str:

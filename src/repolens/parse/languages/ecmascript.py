@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 
 from tree_sitter import Node
 
@@ -38,20 +39,19 @@ from repolens.parse.model import Symbol
 from repolens.parse.spec import TYPE_KINDS, DefContext, ImportSpec
 from repolens.parse.text import node_text, unparenthesized
 
-RETURNS_TS = "return_type: (type_annotation (_) @returns)?"
-
 DEFS = """
-(function_declaration name: (identifier) @name {ret}) @def.function
-(generator_function_declaration name: (identifier) @name {ret}) @def.function
+(function_declaration name: (identifier) @name) @def.function
+(generator_function_declaration name: (identifier) @name) @def.function
 (class_declaration name: (_) @name) @def.class
-(method_definition name: (_) @name {ret}) @def.method
+(method_definition name: (_) @name) @def.method
 (variable_declarator name: (identifier) @name
-  value: [(arrow_function {ret}) (function_expression {ret}) (generator_function)]) @def.function
+  value: [(arrow_function) (function_expression) (generator_function)]) @def.function
 (variable_declarator name: (identifier) @name value: (class)) @def.class
 (assignment_expression) @expand
 """
 """Definitions; what an assignment defines (``exports.f = function``, ``Foo.prototype.bar =
-function``) is found by ``assignment_matches``."""
+function``) is found by ``assignment_matches``, and a TypeScript return type by
+``return_type``."""
 
 OWNERS = """
 (variable_declarator name: (identifier) @owner.alias
@@ -101,12 +101,10 @@ destructured from a named value (``const { isArray } = Array``, ``{ b: c } = uti
 also holds that value's member (a ``VALUE_OF`` binding)."""
 
 CALLS = """
-(call_expression function: (identifier) @name arguments: (_) @args) @call
-(call_expression function: (member_expression object: (_) @recv property: (_) @name)
-  arguments: (_) @args) @call
-(call_expression function: (super) @name arguments: (_) @args) @call
-(new_expression constructor: (identifier) @name arguments: (_)? @args) @new
-(new_expression constructor: (member_expression) @qname arguments: (_)? @args) @new
+(call_expression function: [(identifier) @name (super) @name
+  (member_expression object: (_) @recv property: (_) @name)] arguments: (_) @args) @call
+(new_expression constructor: [(identifier) @name (member_expression) @qname]
+  arguments: (_)? @args) @new
 
 (arguments [(identifier) (member_expression)] @ref)
 (pair value: [(identifier) (member_expression)] @ref)
@@ -119,8 +117,6 @@ CALLS = """
 (export_statement source: (_)) @import
 (export_statement !source (export_clause)) @import
 (export_statement . "export" . "default") @import
-(variable_declarator value: (call_expression function: (identifier) @_req
-  arguments: (arguments . (string))) (#eq? @_req "require")) @import
 (call_expression function: [(identifier) (import)] @_req arguments: (arguments . (string))
   (#any-of? @_req "require" "import")) @import
 (export_statement (export_clause)) @exports
@@ -157,7 +153,7 @@ _CALLEE = '[(identifier) (member_expression)] @bind.call (#not-any-of? @bind.cal
 
 # One pattern per binding site, its kinds of value as alternatives: a pattern costs its
 # language's query compile time in every index run (TypeScript: about 2.5 ms each, and a
-# nested one several times that; see ``ecmascript_assignments``). A
+# nested one several times that; see ``ecmascript_expand``). A
 # capture goes on each alternative, never on a nested alternation: py-tree-sitter 0.26
 # loses it there for some node types.
 BINDINGS = f"""
@@ -168,9 +164,7 @@ BINDINGS = f"""
           (identifier) @bind.alias (member_expression) @bind.alias (this) @bind.alias
           (ternary_expression) @bind.value (binary_expression) @bind.value
           (parenthesized_expression) @bind.value (subscript_expression) @bind.item]) @bind
-(if_statement condition: (parenthesized_expression (binary_expression left: (identifier) @name
-  operator: "instanceof" right: [(identifier) (member_expression)] @bind.new) @bind)
-  consequence: (statement_block) @bind.block)
+"instanceof" @expand
 (return_statement "return" @name (new_expression constructor: (_) @bind.new)) @bind
 """
 """Typed names. ``return new Client()`` binds ``return`` in the function it is written in
@@ -179,7 +173,25 @@ what calling an unannotated function gives. Only a ``new``: a factory's other re
 are mostly plain objects (``Object.assign({}, defaults)``) whose properties a guess by
 name finds better than a builtin type would. Each alternative here is a query pattern's
 worth of compile time, paid by every index run: ``await f()`` is read in Python
-(``@bind.await``), not nested in a pattern."""
+(``@bind.await``), not nested in a pattern, and an ``instanceof`` narrowing by
+``ecmascript_expand``."""
+
+
+def return_type(node: Node) -> Node | None:
+    """The type a TypeScript function is annotated to return (``): Client``), of its own
+    or of the function a variable holds (``const f = (): Client => ...``). Read here, not
+    matched: the optional child made ``method_definition``'s pattern 60 M instructions
+    of the 850 M that compiling the query took (see ``LanguageSpec.return_type``)."""
+    if node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        if value is None:
+            return None
+        node = value
+    annotation = node.child_by_field_name("return_type")
+    if annotation is None or annotation.type != "type_annotation":
+        return None  # none, or a predicate (`x is T`, `asserts x`)
+    return annotation.named_children[0] if annotation.named_child_count else None
+
 
 _NOTHING = frozenset({"null", "undefined"})
 _FALLBACKS = frozenset({"??", "||", "&&"})
@@ -290,12 +302,12 @@ def imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
         return _import_statement(node, src)
     if node.type == "export_statement":
         return _export_statement(node, src, path)
-    if node.type == "variable_declarator":
-        return _require(node, src)
     if node.type == "assignment_expression":
         return _module_exports(node, src, path)
-    if node.parent is not None and node.parent.type == "variable_declarator":
-        return []  # `const x = require(...)`: the declarator pattern has it
+    parent = node.parent
+    if parent is not None and parent.type == "variable_declarator" and _calls_require(node, src):
+        line = parent.start_point[0] + 1  # where `const {` starts, above a long list
+        return [replace(spec, line=line) for spec in _require(parent, src)]
     arguments = node.child_by_field_name("arguments")
     module = _string(arguments.named_child(0) if arguments is not None else None, src)
     return [ImportSpec(module)] if module is not None else []
@@ -395,6 +407,15 @@ def _default_object(node: Node, src: bytes, own: str) -> list[ImportSpec]:
         if alias != local:
             found.append(ImportSpec(own, local, alias, is_reexport=True))
     return found
+
+
+def _calls_require(call: Node, src: bytes) -> bool:
+    function = call.child_by_field_name("function")
+    return (
+        function is not None
+        and function.type == "identifier"
+        and node_text(function, src) == "require"
+    )
 
 
 def _require(node: Node, src: bytes) -> list[ImportSpec]:

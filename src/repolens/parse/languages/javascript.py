@@ -6,11 +6,12 @@ See ``ecmascript`` for the conventions shared with TypeScript.
 from __future__ import annotations
 
 from repolens.parse.languages import ecmascript as es
-from repolens.parse.languages.ecmascript_assignments import assignment_matches, object_members
+from repolens.parse.languages.ecmascript_assignments import object_members
+from repolens.parse.languages.ecmascript_expand import expand
 from repolens.parse.spec import LanguageSpec
 
 QUERY = (
-    es.DEFS.format(ret="")
+    es.DEFS
     + es.OWNERS
     + """
 (field_definition property: (_) @name) @def.field
@@ -33,7 +34,7 @@ SPEC = LanguageSpec(
     heritage=es.heritage,
     exports=es.exports,
     doc_types=es.jsdoc_types,
-    expand=assignment_matches,
+    expand=expand,
     object_members=object_members,
     closure_types=es.CLOSURES,
     value_call=es.value_call,

@@ -10,15 +10,15 @@ from __future__ import annotations
 import re
 
 from repolens.parse.languages import ecmascript as es
-from repolens.parse.languages.ecmascript_assignments import assignment_matches, object_members
+from repolens.parse.languages.ecmascript_assignments import object_members
+from repolens.parse.languages.ecmascript_expand import expand
 from repolens.parse.spec import LanguageSpec
 from repolens.parse.text import split_top, strip_generics
 
-_RET = es.RETURNS_TS
 _TYPED = "type: (type_annotation) @bind.type"
 
 QUERY = (
-    es.DEFS.format(ret=_RET)
+    es.DEFS
     + f"""
 (abstract_class_declaration name: (_) @name) @def.class
 (interface_declaration name: (_) @name) @def.interface
@@ -27,11 +27,11 @@ QUERY = (
 (enum_body [(property_identifier) @name @def.enum_member
             (enum_assignment name: (_) @name) @def.enum_member])
 (internal_module name: (_) @name) @def.namespace
-(interface_body (method_signature name: (_) @name {_RET}) @def.method)
+(interface_body (method_signature name: (_) @name) @def.method)
 (type_alias_declaration value: (object_type
-  (method_signature name: (_) @name {_RET}) @def.method))
-(abstract_method_signature name: (_) @name {_RET}) @def.method
-(function_signature name: (_) @name {_RET}) @def.function
+  (method_signature name: (_) @name) @def.method))
+(abstract_method_signature name: (_) @name) @def.method
+(function_signature name: (_) @name) @def.function
 (public_field_definition name: (_) @name) @def.field
 (interface_body (property_signature name: (_) @name) @def.field)
 (type_alias_declaration value: (object_type (property_signature name: (_) @name) @def.field))
@@ -54,19 +54,8 @@ QUERY = (
 (type_alias_declaration value: (object_type
   (property_signature name: (property_identifier) @name {_TYPED}) @bind))
 (type_alias_declaration value: (_) @type_of)
-(for_in_statement left: (identifier) @name operator: "of"
-  right: [(identifier) @bind.iter (member_expression) @bind.iter
-          (call_expression function: [(identifier) (member_expression)] @bind.iter_call)])
-  @bind
-(call_expression
-  function: (member_expression object: (_) @bind.iter
-    property: (property_identifier) @_each)
-  arguments: (arguments . (arrow_function
-    [parameter: (identifier) @name
-     parameters: (formal_parameters . (required_parameter !type pattern: (identifier) @name))])
-    @bind.within)
-  (#any-of? @_each "forEach" "map" "filter" "find" "findLast" "findIndex" "findLastIndex"
-    "some" "every" "flatMap")) @bind
+(for_in_statement left: (identifier) @name operator: "of" right: (_) @bind.iter) @bind
+(arrow_function) @expand
 """
     + es.CALLS
     + es.BINDINGS.format(untyped="!type")
@@ -129,10 +118,11 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         imports=es.imports,
         heritage=es.heritage,
         exports=es.exports,
-        expand=assignment_matches,
+        expand=expand,
         object_members=object_members,
         closure_types=es.CLOSURES,
         value_call=es.value_call,
+        return_type=es.return_type,
         clean_type=_clean_type,
         element_type=_element_type,
         same_elements=_SAME_ELEMENTS,
