@@ -378,3 +378,26 @@ def test_a_standard_library_type_is_builtin_not_a_same_named_project_type(
         index_tree,
     )
     assert (reasons["XMLHttpRequest"], reasons["Storage"]) == ("builtin", "builtin")
+
+
+def test_an_accessor_read_gives_its_getter_type_not_its_setter(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``get backend(): Store`` then ``set backend(v: Store)``: ``this.backend.save()`` reads the
+    getter, though the setter is written last; the namesake ``save`` of another class the
+    file uses is not the one meant."""
+    found = edges(
+        tmp_path,
+        {
+            "src/store.ts": "export class Store {\n  save(): void {}\n}\n",
+            "src/other.ts": "export class Disk {\n  save(): void {}\n}\n",
+            "src/app.ts": "import { Store } from './store';\nimport { Disk } from './other';\n\n"
+            "export class App {\n  private _store = new Store();\n  private disk = new Disk();\n"
+            "  get backend(): Store { return this._store; }\n"
+            "  set backend(value: Store) { this._store = value; }\n"
+            "  run(): void { this.backend.save(); }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("App.run", "calls", "Store.save", "src/store.ts") in found
+    assert ("App.run", "calls", "Disk.save", "src/other.ts") not in found

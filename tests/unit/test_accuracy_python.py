@@ -185,3 +185,26 @@ def test_a_dunder_no_project_class_defines_is_builtin(
     assert reasons["cls.__new__"] == "builtin"
     assert reasons["self.missing"] == "unknown"
     assert reasons["self.indent"] == "external"
+
+
+def test_a_property_read_gives_its_getter_type_not_its_setter(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``@property def files(self) -> Files`` then ``@files.setter def files(self, v) ->
+    None`` (werkzeug's ``EnvironBuilder``): ``self.files.add()`` reads the getter, though
+    the setter is defined last; a namesake ``add`` elsewhere is not the one meant."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/files.py": "class Files:\n    def add(self, f): ...\n",
+            "pkg/other.py": "class Bag:\n    def add(self, f): ...\n",
+            "pkg/builder.py": "from pkg.files import Files\n\n"
+            "class Builder:\n    @property\n    def files(self) -> Files:\n"
+            "        return Files()\n\n"
+            "    @files.setter\n    def files(self, value: Files) -> None: ...\n\n"
+            "    def attach(self, f):\n        self.files.add(f)\n",
+        },
+        index_tree,
+    )
+    assert ("Builder.attach", "calls", "Files.add", "pkg/files.py") in found
+    assert not {edge for edge in found if edge[3] == "pkg/other.py"}

@@ -282,7 +282,17 @@ def own_member(ctx: Context, cls: Sym, name: str) -> Sym | None:
         found = _defined_beside(ctx, cls, name) or found
     if found and name == cls.name:  # Java-style constructors are not members by name
         found = [s for s in found if s.kind != "constructor"]
+    if len(found) > 1:  # a property's getter, not its setter defined after it
+        found = [s for s in found if not _writes_only(s)] or found
     return found[-1] if found else None
+
+
+def _writes_only(sym: Sym) -> bool:
+    """A property's setter or deleter (``@x.setter``, ``set x(v)``): reading the
+    property gives neither its value nor runs its code."""
+    if sym.signature.startswith("set "):
+        return True
+    return any(d.endswith((".setter", ".deleter")) for d in sym.decorators.split("\n"))
 
 
 def _beside(ctx: Context, cls: Sym, name: str) -> list[Sym]:
