@@ -317,12 +317,10 @@ def _store_all(
     progress: ProgressCallback | None,
     stop: StopCheck,
 ) -> None:
-    """Process and store ``tasks`` batch by batch, checking for a stop after each. The
-    cyclic garbage collector is paused (``repolens.collector``): the rows kept for the
-    resolve (``keep_written``) would be walked again and again."""
+    """Process and store ``tasks`` batch by batch, checking for a stop after each."""
     workers = _workers(project)
     done = 0
-    with collector.paused(), closing(process_all(tasks, workers)) as results:
+    with closing(process_all(tasks, workers)) as results:
         while stored := _store_batch(conn, results, BATCH_SIZE, report):
             done += stored
             if progress:
@@ -410,7 +408,11 @@ def _index(
     report.removed = _remove(conn, [path for path in stored if path not in present])
     tasks = [t for f in discovery.files if (t := _task(f, stored.get(f.path)))]
     report.unchanged = len(discovery.files) - len(tasks)
-    with deferred_indexes(conn) if not stored else nullcontext():  # first: a bulk load
+    bulk = deferred_indexes(conn) if not stored else nullcontext()  # first: a bulk load
+    # The cyclic garbage collector stays off (``repolens.collector``) from the first file
+    # stored to the last answer written: it would walk the rows kept for the resolve
+    # (``keep_written``) again and again, and once more between the two (0.01 s on pip).
+    with bulk, collector.paused():
         _store_all(project, conn, tasks, report, progress, stop)
         report.timings["parse"] = time.perf_counter() - started - report.timings["discover"]
         _resolve_pending(project, conn, report, progress)
@@ -442,9 +444,10 @@ def update_paths(
         report.discovered = len(files)
         tasks, gone = _plan(project, conn, files, report)
         report.removed = _remove(conn, gone)
-        _store_all(project, conn, tasks, report, progress, stop)
-        report.timings["parse"] = time.perf_counter() - started
-        _resolve_pending(project, conn, report, progress)
+        with collector.paused():  # as in ``_index``
+            _store_all(project, conn, tasks, report, progress, stop)
+            report.timings["parse"] = time.perf_counter() - started
+            _resolve_pending(project, conn, report, progress)
         with transaction(conn):
             set_meta(conn, "last_update", str(time.time()))
         report.seconds = time.perf_counter() - started
