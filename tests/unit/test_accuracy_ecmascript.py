@@ -401,3 +401,26 @@ def test_an_accessor_read_gives_its_getter_type_not_its_setter(
     )
     assert ("App.run", "calls", "Store.save", "src/store.ts") in found
     assert ("App.run", "calls", "Disk.save", "src/other.ts") not in found
+
+
+def test_an_arrow_functions_own_body_is_no_callback(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``const make = () => { return new Client(); }``: what ``make()`` gives is what its
+    own body returns (a callback's ``return`` is the callback's alone); and a callback's
+    typed parameter holds in the callback only (``app.use((req: Request) => ...)`` leaves
+    the module's ``req`` alone)."""
+    found = edges(
+        tmp_path,
+        {
+            "src/client.ts": "export class Client {\n  send(): void {}\n}\n"
+            "export class Request {\n  send(): void {}\n}\n",
+            "src/app.ts": "import { Client, Request } from './client';\n\n"
+            "const make = () => {\n  return new Client();\n};\n\n"
+            "export function run(use: (cb: (req: Request) => void) => void): void {\n"
+            "  const req = make();\n"
+            "  use((req: Request) => {\n    req.send();\n  });\n"
+            "  req.send();\n}\n",
+        },
+        index_tree,
+    )
+    sends = {edge[2] for edge in found if edge[0] == "run" and edge[2].endswith(".send")}
+    assert sends == {"Client.send", "Request.send"}

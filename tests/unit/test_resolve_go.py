@@ -188,6 +188,32 @@ def test_a_local_is_not_in_scope_above_its_declaration(
     assert ("Scanner.scan", "calls", "Token.Clone", "token/token.go") in found
 
 
+def test_a_func_literals_parameter_holds_in_its_body_only(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``r := NewRouter(); r.Route("/", func(r Router) { r.Get() }); r.Mount()`` (chi):
+    the literal's ``r`` is the interface inside its body; on the line it starts and after
+    it, ``r`` is the function's own ``*Mux`` again."""
+    found = edges(
+        tmp_path,
+        {
+            "go.mod": "module example.com/app\n",
+            "router.go": "package app\n\ntype Router interface {\n\tGet()\n\tMount()\n"
+            "\tRoute(p string, fn func(r Router))\n}\n\ntype Mux struct{}\n\n"
+            "func NewRouter() *Mux { return &Mux{} }\n\nfunc (m *Mux) Get() {}\n\n"
+            "func (m *Mux) Mount() {}\n\nfunc (m *Mux) Route(p string, fn func(r Router)) {}\n\n"
+            'func routes() {\n\tr := NewRouter()\n\tr.Route("/v1", func(r Router) {\n'
+            "\t\tr.Get()\n\t})\n\tr.Mount()\n}\n",
+        },
+        index_tree,
+    )
+    assert ("routes", "calls", "Mux.Route", "router.go") in found
+    assert ("routes", "calls", "Router.Get", "router.go") in found
+    assert ("routes", "calls", "Mux.Mount", "router.go") in found
+    assert ("routes", "calls", "Router.Mount", "router.go") not in found
+    assert ("routes", "calls", "Router.Route", "router.go") not in found
+
+
 def test_range_binds_the_element_of_a_typed_slice_or_map(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:

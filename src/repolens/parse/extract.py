@@ -17,7 +17,7 @@ from repolens.parse.bound_types import BoundTypes
 from repolens.parse.defs import SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.generics import without_type_parameters
-from repolens.parse.locals import Locals
+from repolens.parse.locals import Locals, held_in
 from repolens.parse.model import (
     CALL_ELEMENT,
     CALL_RESULT,
@@ -371,6 +371,11 @@ class _Matches:
             if held is None:
                 return
             line, end = held
+        elif spec.closure_types and head == name and not member:
+            closure = self.locals.closure_around(node, inner)
+            if closure is not None:  # `r.Route("/", func(r Router) {...})`: that `r`
+                first, end = held_in(closure)
+                line = max(line, first)
         bindings = self.out.bindings
         bindings.append(Binding(scope, name, type_name, line, from_call, end))
         if (

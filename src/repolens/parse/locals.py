@@ -76,8 +76,9 @@ class Locals:
         stop = self.table.nodes[symbol].id if symbol is not None else None
         parent = node.parent
         while parent is not None and parent.id != stop:
-            if parent.type in types:
-                return parent
+            if parent.type in types:  # unless it is the symbol's own (`const f = () => {}`)
+                above = parent.parent
+                return None if above is not None and above.id == stop else parent
             parent = parent.parent
         return None
 
@@ -110,6 +111,16 @@ class Locals:
                 if symbol.parent is not None:
                     self.nested.setdefault(symbol.parent, set()).add(symbol.name)
         return self.nested.get(function, set())
+
+
+def held_in(closure: Node) -> tuple[int, int]:
+    """The lines a name a closure declares holds on at most: those of the closure's body,
+    from its first line with code. The line the closure starts on is the enclosing
+    function's (``r.Group(func(r Router) {`` calls the outer ``r``), unless the body
+    starts there too (``xs.map((x: Item) => x.id)``)."""
+    body = closure.child_by_field_name("body")
+    first = body.named_child(0) if body is not None and body.named_child_count else body
+    return (first or closure).start_point[0] + 1, closure.end_point[0] + 1
 
 
 @dataclass(frozen=True, slots=True)
