@@ -424,3 +424,27 @@ def test_an_arrow_functions_own_body_is_no_callback(tmp_path: Path, index_tree: 
     )
     sends = {edge[2] for edge in found if edge[0] == "run" and edge[2].endswith(".send")}
     assert sends == {"Client.send", "Request.send"}
+
+
+def test_a_loop_over_a_list_of_the_enclosing_function(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``const observers: Partial<Observer>[] = []`` then, in an object's method passed
+    on, ``for (const o of observers) o.next()`` (trpc's ``share``): the loop variable is
+    an element of the list the enclosing function holds, ``Partial`` of it its members."""
+    found = edges(
+        tmp_path,
+        {
+            "src/observer.ts": "export interface Observer {\n  next(): void;\n}\n"
+            "export class Queue {\n  next(): void {}\n}\n",
+            "src/share.ts": "import { Observer, Queue } from './observer';\n\n"
+            "export function share(source: { subscribe(o: object): void }, q: Queue) {\n"
+            "  const observers: Partial<Observer>[] = [];\n"
+            "  source.subscribe({\n    next() {\n"
+            "      for (const observer of observers) {\n        observer.next();\n      }\n"
+            "    },\n  });\n}\n",
+        },
+        index_tree,
+    )
+    assert ("share.next", "calls", "Observer.next", "src/observer.ts") in found
+    assert ("share.next", "calls", "Queue.next", "src/observer.ts") not in found

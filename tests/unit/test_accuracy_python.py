@@ -208,3 +208,25 @@ def test_a_property_read_gives_its_getter_type_not_its_setter(
     )
     assert ("Builder.attach", "calls", "Files.add", "pkg/files.py") in found
     assert not {edge for edge in found if edge[3] == "pkg/other.py"}
+
+
+def test_a_nested_functions_loop_over_the_enclosing_functions_list(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``jobs: list[Job] = []`` in a function, ``for item in jobs: item.run()`` in a
+    function nested in it: the loop variable is a ``Job``, not a guess among ``run``
+    methods."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/jobs.py": "class Job:\n    def run(self): ...\n\n"
+            "class Task:\n    def run(self): ...\n",
+            "pkg/main.py": "from pkg.jobs import Job, Task\n\n"
+            "def schedule(task: Task):\n    jobs: list[Job] = []\n\n"
+            "    def drain():\n        for item in jobs:\n            item.run()\n\n"
+            "    return drain\n",
+        },
+        index_tree,
+    )
+    assert ("schedule.drain", "calls", "Job.run", "pkg/jobs.py") in found
+    assert ("schedule.drain", "calls", "Task.run", "pkg/jobs.py") not in found

@@ -124,8 +124,9 @@ class BoundTypes:
     def _element_type(self, iterable: str, scope: int | None, line: int) -> tuple[str, int]:
         """``for n in nodes`` / ``for c in self.children``: the element type of what the
         latest binding of the iterable states (``nodes: list[Node]`` gives ``Node``), or
-        an element of the call it holds (``nodes = tree.nodes()``); an attribute bound
-        elsewhere (``book.lines``, an inherited ``self.lines``) is left to the resolver."""
+        an element of the call it holds (``nodes = tree.nodes()``); a name bound elsewhere
+        (``book.lines``, an inherited ``self.lines``, a list of the function a callback
+        or nested function is in) is left to the resolver."""
         hook = self.spec.element_type
         head = iterable.split(".", 1)[0]
         if hook is None:
@@ -135,8 +136,8 @@ class BoundTypes:
         if head != iterable:  # `self.children`: a field, bound in the class
             scope = self.table.enclosing_type(scope)
         bound = self._latest(iterable, scope, line)
-        if bound is None:
-            return (iterable, ELEMENT_OF) if head != iterable else ("", STATED)
+        if bound is None:  # bound around this function, or elsewhere: the resolver's
+            return (iterable, ELEMENT_OF) if DOTTED.fullmatch(iterable) else ("", STATED)
         if bound.from_call == CALL_RESULT:
             return bound.type_name, CALL_ELEMENT
         return ("", STATED) if bound.from_call else (hook(bound.type_name), STATED)

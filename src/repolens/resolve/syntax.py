@@ -126,7 +126,7 @@ WRAPPERS = frozenset(
     {
         "Optional", "Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly", "Box",
         "Rc", "Arc", "RefCell", "Cell", "Mutex", "RwLock", "Ref", "RefMut", "Pin", "Readonly",
-        "Promise", "PromiseLike", "Awaitable",
+        "Promise", "PromiseLike", "Awaitable", "Partial", "NonNullable",
     }
 )  # fmt: skip
 """Types read as the one they hold. A promise is its value: what is called on one is
