@@ -80,10 +80,8 @@ def _narrowing(keyword: Node) -> list[RoleMatch]:
     test = keyword.parent
     condition = test.parent if test is not None else None
     statement = condition.parent if condition is not None else None
-    if statement is None or statement.type != "if_statement" or test is None:
-        return []
-    if condition is None or condition.type != "parenthesized_expression":
-        return []  # `if (a && x instanceof T)`: not x's alone
+    if test is None or statement is None or statement.type != "if_statement":
+        return []  # `if (a && x instanceof T)`, `return x instanceof T`: no narrowing
     left, right = test.child_by_field_name("left"), test.child_by_field_name("right")
     block = statement.child_by_field_name("consequence")
     if left is None or left.type != "identifier" or right is None or right.type not in _NARROWED:
