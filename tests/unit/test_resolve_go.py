@@ -214,6 +214,27 @@ def test_a_func_literals_parameter_holds_in_its_body_only(
     assert ("routes", "calls", "Router.Route", "router.go") not in found
 
 
+def test_a_second_result_has_the_type_its_function_states(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``first, second := split(p)`` with ``func split(p string) (*Route, *Router)``:
+    ``second.Handle()`` is ``Router``'s, not the first result's namesake method."""
+    found = edges(
+        tmp_path,
+        {
+            "go.mod": "module example.com/app\n",
+            "route.go": "package app\n\ntype Route struct{}\n\nfunc (r *Route) Handle() {}\n\n"
+            "type Router struct{}\n\nfunc (r *Router) Handle() {}\n\n"
+            "func split(p string) (*Route, *Router) { return nil, nil }\n\n"
+            'func serve() {\n\tfirst, second := split("/")\n\tsecond.Handle()\n'
+            "\t_ = first\n}\n",
+        },
+        index_tree,
+    )
+    assert ("serve", "calls", "Router.Handle", "route.go") in found
+    assert ("serve", "calls", "Route.Handle", "route.go") not in found
+
+
 def test_range_binds_the_element_of_a_typed_slice_or_map(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:

@@ -16,6 +16,7 @@ from repolens.parse.model import (
     CALL_ELEMENT,
     CALL_RESULT,
     ELEMENT_OF,
+    SECOND_RESULT,
     STATED,
     TYPE_BOUND,
     VALUE_OF,
@@ -72,6 +73,8 @@ class BoundTypes:
             hook = self.spec.value_call
             called = hook(caps["bind.value"][0]) if hook is not None else None
             return (expr_text(called, src), CALL_RESULT) if called is not None else ("", STATED)
+        if "bind.second" in caps:  # `route, router := split()`: its second result
+            return expr_text(caps["bind.second"][0], src), SECOND_RESULT
         if "bind.item" in caps:  # `conn = self.conns[i]`: an item of what holds it
             return expr_text(caps["bind.item"][0], src), VALUE_OF
         if "bind.await" in caps:  # `x = await f()`: what calling `f` gives

@@ -22,6 +22,7 @@ from repolens.parse.model import (
     CALL_ELEMENT,
     CALL_RESULT,
     ELEMENT_OF,
+    SECOND_RESULT,
     TYPE_BOUND,
     VALUE_OF,
     Binding,
@@ -51,7 +52,7 @@ from repolens.parse.types import type_refs
 
 _POSITION = attrgetter("line", "col")
 _REF_MAX = 120  # bytes: longer "names" passed as values are expressions, not callbacks
-_PATH_MODES = frozenset({CALL_RESULT, CALL_ELEMENT, ELEMENT_OF, VALUE_OF})  # hold a path
+_PATH_MODES = frozenset({CALL_RESULT, CALL_ELEMENT, ELEMENT_OF, VALUE_OF, SECOND_RESULT})
 RETURN = "return"  # the name a function's own `return` statement binds (see ``binding``)
 
 

@@ -103,7 +103,15 @@ class Import:
 
 
 # Binding.from_call: how the type a binding states relates to the name's value
-STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF = 0, 1, 2, 3, 4, 5
+STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF, SECOND_RESULT = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+)
 
 
 @dataclass(slots=True)
@@ -123,7 +131,8 @@ class Binding:
     isBrotliEncoding } = utils`` holds ``utils.isBrotliEncoding``, so calling it calls
     that; ``first = conns[0]`` holds an item of ``conns``); or ``ELEMENT_OF``: an
     element of what the expression ``type_name`` holds (``for line in book.lines`` with
-    ``lines: list[Line]`` stated in ``Book``).
+    ``lines: list[Line]`` stated in ``Book``); or ``SECOND_RESULT``: the second of the
+    results calling ``type_name`` gives (Go's ``route, router := split()``).
     A binding with an ``end_line`` holds from ``line`` through it only (a narrowing:
     ``if isinstance(x, Repo):``), and not above ``line`` either.
     """
@@ -132,7 +141,7 @@ class Binding:
     name: str
     type_name: str
     line: int
-    from_call: int = 0  # STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF
+    from_call: int = 0  # STATED, CALL_RESULT, ... (above)
     end_line: int | None = None  # the last line it holds on (None: the rest of its scope)
 
 

@@ -91,7 +91,8 @@ class RefRow:
     reason: str
 
 
-CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF = 1, 2, 3, 4, 5  # from_call (0: stated)
+# Binding.from_call as ``repolens.parse.model`` numbers it (0: the type as stated)
+CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF, SECOND_RESULT = 1, 2, 3, 4, 5, 6
 
 
 @dataclass(slots=True)

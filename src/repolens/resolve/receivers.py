@@ -19,6 +19,7 @@ from repolens.resolve.project import (
     CLASS_KINDS,
     ELEMENT_OF,
     FUNCTION_KINDS,
+    SECOND_RESULT,
     VALUE_OF,
     BindingRow,
     FileRow,
@@ -31,6 +32,7 @@ from repolens.resolve.syntax import (
     is_mapping,
     normalize_type,
     parse_receiver,
+    result_at,
     subscript_item,
     yielded_type,
 )
@@ -382,8 +384,11 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
             return value_type(ctx, held)
         item = _item_value(ctx, held)  # an item of the container the expression holds
         return item.weaker(TYPE_CONFIDENCE, "resolved-type") if item is not None else NONE_UNKNOWN
-    if binding.from_call in (CALL_RESULT, CALL_ELEMENT):
-        if binding.from_call == CALL_ELEMENT:
+    if binding.from_call in (CALL_RESULT, CALL_ELEMENT, SECOND_RESULT):
+        if binding.from_call == SECOND_RESULT:
+            callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
+            result = _second_result(ctx, callee)
+        elif binding.from_call == CALL_ELEMENT:
             callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
             result = _mapped_value(ctx, file, binding) or _element_value(ctx, callee)
         else:  # the call evaluated whole: a getter's item, `Self` as its receiver's class
@@ -414,6 +419,18 @@ def _element_value(ctx: Context, callee: Value) -> Value:
     if callee.kind != "symbol" or fn is None or fn.kind not in CALLABLE_KINDS or not fn.yields:
         return NONE_UNKNOWN
     return type_value(ctx, *owners.written_in(ctx, fn), fn.yields, fn.start_line).via(callee)
+
+
+def _second_result(ctx: Context, callee: Value) -> Value:
+    """The second of the results calling ``callee`` gives, as its signature states them
+    (``func split() (*Route, *Router)`` gives a ``Router``)."""
+    fn = callee.sym
+    if callee.kind != "symbol" or fn is None or fn.kind not in CALLABLE_KINDS:
+        return NONE_UNKNOWN
+    text = result_at(fn.return_type, 1)
+    if not text:
+        return NONE_UNKNOWN
+    return type_value(ctx, *owners.written_in(ctx, fn), text, fn.start_line).via(callee)
 
 
 def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:

@@ -145,6 +145,24 @@ def yielded_type(text: str) -> str:
     return _split_top(found.group(1), ",")[0].strip() if found else ""
 
 
+_RESULT_KEYWORDS = frozenset({"chan", "func", "map", "struct", "interface"})
+
+
+def result_at(text: str, index: int) -> str:
+    """The type of result ``index`` of a Go result list: ``*Router`` of ``(*Route,
+    *Router)`` or of ``(route *Route, router *Router)``; '' when there is none."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        return ""
+    parts = _split_top(text[1:-1], ",")
+    if index >= len(parts):
+        return ""
+    words = parts[index].split()
+    if len(words) > 1 and words[0].isidentifier() and words[0] not in _RESULT_KEYWORDS:
+        words = words[1:]  # a named result
+    return " ".join(words)
+
+
 def normalize_type(text: str) -> tuple[str, bool]:
     """(dotted head, whether it names the class itself) of a type as written."""
     text = text.strip().strip("'\"").strip().rstrip("?")  # Kotlin, Swift, C# `T?`

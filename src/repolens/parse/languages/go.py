@@ -80,6 +80,9 @@ QUERY = f"""
 (short_var_declaration {_FIRST}
   right: (expression_list . (type_assertion_expression type: (_) @bind.type))) @bind
 (short_var_declaration {_FIRST} right: (expression_list . (index_expression) @bind.item)) @bind
+(short_var_declaration left: (expression_list . (identifier) . (identifier) @name)
+  right: (expression_list . (call_expression
+    function: [(identifier) (selector_expression)] @bind.second) .)) @bind
 (type_switch_statement alias: (expression_list . (identifier) @name)
   (type_case "case" . type: (_) @bind.type . ":") @bind)
 (var_spec name: (identifier) @name type: (_) @bind.type) @bind
