@@ -134,3 +134,18 @@ def test_syntax_error_keeps_the_rest() -> None:
     parsed = parse_source("bad.rs", "rust", src)
     assert parsed.has_errors
     assert "good" in {s.name for s in parsed.symbols}
+
+
+def test_a_closures_typed_parameter_holds_in_its_body_only() -> None:
+    """``r.route(|r: Router| { r.get(); })`` then ``r.get()``: the closure's ``r`` is a
+    ``Router`` on its body's lines only; the function's ``r: Mux`` holds elsewhere."""
+    source = (
+        b"fn run(r: Mux) {\n    r.route(|r: Router| {\n        r.get();\n    });\n"
+        b"    r.get();\n    items.iter().for_each(|x: &Bar| x.go());\n}\n"
+    )
+    parsed = parse_source("src/run.rs", "rust", source)
+    assert parsed.bindings == [
+        Binding(0, "r", "Mux", 1),
+        Binding(0, "r", "Router", 3, end_line=4),
+        Binding(0, "x", "Bar", 6, end_line=6),
+    ]

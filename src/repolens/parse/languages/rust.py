@@ -349,4 +349,5 @@ SPEC = LanguageSpec(
     self_prefix="self",
     skip_refs=frozenset({"self"}),
     separator="::",
+    closure_types=frozenset({"closure_expression"}),
 )
