@@ -132,3 +132,17 @@ def test_syntax_error_keeps_the_rest() -> None:
     parsed = parse_source("A.java", "java", src)
     assert parsed.has_errors
     assert {"A", "A.ok"} <= {s.qualified_name for s in parsed.symbols}
+
+
+def test_a_lambdas_locals_hold_in_its_body_only() -> None:
+    """``r.route(x -> { Foo f = new Foo(); })``: ``f`` is a ``Foo`` inside the lambda
+    only, not in the rest of the method."""
+    source = (
+        b"class A {\n  void run(Mux r) {\n    r.route(x -> {\n      Foo f = new Foo();\n"
+        b"      f.go();\n    });\n  }\n}\n"
+    )
+    bindings = parse_source("src/A.java", "java", source).bindings
+    assert [(b.name, b.type_name, b.line, b.end_line) for b in bindings] == [
+        ("r", "Mux", 2, None),
+        ("f", "Foo", 4, 6),
+    ]

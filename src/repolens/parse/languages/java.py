@@ -158,4 +158,5 @@ SPEC = LanguageSpec(
     self_names=frozenset({"this"}),
     self_prefix="this",
     skip_refs=frozenset({"this"}),
+    closure_types=frozenset({"lambda_expression"}),
 )
