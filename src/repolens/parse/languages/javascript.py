@@ -6,6 +6,7 @@ See ``ecmascript`` for the conventions shared with TypeScript.
 from __future__ import annotations
 
 from repolens.parse.languages import ecmascript as es
+from repolens.parse.languages import ecmascript_modules as modules
 from repolens.parse.languages.ecmascript_assignments import object_members
 from repolens.parse.languages.ecmascript_expand import expand
 from repolens.parse.spec import LanguageSpec
@@ -30,9 +31,9 @@ SPEC = LanguageSpec(
     query=QUERY,
     top_query=es.TOP_DEFS,
     refine=es.refine,
-    imports=es.imports,
+    imports=modules.imports,
     heritage=es.heritage,
-    exports=es.exports,
+    exports=modules.exports,
     doc_types=es.jsdoc_types,
     expand=expand,
     object_members=object_members,

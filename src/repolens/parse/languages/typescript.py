@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from repolens.parse.languages import ecmascript as es
+from repolens.parse.languages import ecmascript_modules as modules
 from repolens.parse.languages.ecmascript_assignments import object_members
 from repolens.parse.languages.ecmascript_expand import expand
 from repolens.parse.spec import LanguageSpec
@@ -115,9 +116,9 @@ def _spec(language: str, grammar_function: str, query: str) -> LanguageSpec:
         query=query,
         top_query=es.TOP_DEFS,
         refine=es.refine,
-        imports=es.imports,
+        imports=modules.imports,
         heritage=es.heritage,
-        exports=es.exports,
+        exports=modules.exports,
         expand=expand,
         object_members=object_members,
         closure_types=es.CLOSURES,
