@@ -103,15 +103,7 @@ class Import:
 
 
 # Binding.from_call: how the type a binding states relates to the name's value
-STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF, SECOND_RESULT = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    5,
-    6,
-)
+STATED, CALL_RESULT, CALL_ELEMENT, TYPE_BOUND, VALUE_OF, ELEMENT_OF, SECOND_RESULT = range(7)
 
 
 @dataclass(slots=True)

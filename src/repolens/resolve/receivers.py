@@ -9,6 +9,8 @@ and return annotations; nothing here guesses by name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from repolens.resolve import members, owners, scope
 from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_EXTERNAL, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
@@ -384,16 +386,15 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
             return value_type(ctx, held)
         item = _item_value(ctx, held)  # an item of the container the expression holds
         return item.weaker(TYPE_CONFIDENCE, "resolved-type") if item is not None else NONE_UNKNOWN
-    if binding.from_call in (CALL_RESULT, CALL_ELEMENT, SECOND_RESULT):
+    if binding.from_call == CALL_RESULT:  # the call evaluated whole: a getter's item,
+        called = f"{binding.type_name}()"  # `Self` as its receiver's class
+        result = eval_receiver(ctx, file, binding.scope_id, called, binding.line)
+    elif binding.from_call in (CALL_ELEMENT, SECOND_RESULT):
+        callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
         if binding.from_call == SECOND_RESULT:
-            callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
-            result = _second_result(ctx, callee)
-        elif binding.from_call == CALL_ELEMENT:
-            callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
-            result = _mapped_value(ctx, file, binding) or _element_value(ctx, callee)
-        else:  # the call evaluated whole: a getter's item, `Self` as its receiver's class
-            called = f"{binding.type_name}()"
-            result = eval_receiver(ctx, file, binding.scope_id, called, binding.line)
+            result = _stated_type(ctx, callee, lambda fn: result_at(fn.return_type, 1))
+        else:
+            result = _mapped_value(ctx, file, binding) or _stated_type(ctx, callee, _yields)
     else:
         result = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
     return result.weaker(TYPE_CONFIDENCE, "resolved-type")
@@ -412,25 +413,22 @@ def _mapped_value(ctx: Context, file: FileRow, binding: BindingRow) -> Value | N
     return _item_value(ctx, held, mappings_only=True)
 
 
-def _element_value(ctx: Context, callee: Value) -> Value:
-    """An element of what calling ``callee`` gives: ``for n in tree.nodes()`` with
-    ``def nodes(self) -> list[Node]`` in another file is a ``Node``."""
-    fn = callee.sym
-    if callee.kind != "symbol" or fn is None or fn.kind not in CALLABLE_KINDS or not fn.yields:
-        return NONE_UNKNOWN
-    return type_value(ctx, *owners.written_in(ctx, fn), fn.yields, fn.start_line).via(callee)
-
-
-def _second_result(ctx: Context, callee: Value) -> Value:
-    """The second of the results calling ``callee`` gives, as its signature states them
-    (``func split() (*Route, *Router)`` gives a ``Router``)."""
+def _stated_type(ctx: Context, callee: Value, text_of: Callable[[Sym], str]) -> Value:
+    """A type the signature of the function ``callee`` states, read by ``text_of`` where
+    the function is written: what iterating its result gives (``for n in tree.nodes()``
+    with ``def nodes(self) -> list[Node]`` in another file is a ``Node``), its second
+    result (``func split() (*Route, *Router)`` gives a ``Router``)."""
     fn = callee.sym
     if callee.kind != "symbol" or fn is None or fn.kind not in CALLABLE_KINDS:
         return NONE_UNKNOWN
-    text = result_at(fn.return_type, 1)
+    text = text_of(fn)
     if not text:
         return NONE_UNKNOWN
     return type_value(ctx, *owners.written_in(ctx, fn), text, fn.start_line).via(callee)
+
+
+def _yields(fn: Sym) -> str:
+    return fn.yields
 
 
 def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
