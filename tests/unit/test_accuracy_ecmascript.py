@@ -448,3 +448,23 @@ def test_a_loop_over_a_list_of_the_enclosing_function(
     )
     assert ("share.next", "calls", "Observer.next", "src/observer.ts") in found
     assert ("share.next", "calls", "Queue.next", "src/observer.ts") not in found
+
+
+def test_a_conditional_value_is_what_its_call_branch_gives(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``const sink = isSink(x) ? x : new SafeSink(x)`` (rxjs' ``subscribe``): ``sink``
+    is what the branch that makes one gives, whichever branch is a name."""
+    found = edges(
+        tmp_path,
+        {
+            "src/sink.ts": "export class SafeSink {\n  add(): void {}\n}\n"
+            "export class Bag {\n  add(): void {}\n}\n",
+            "src/use.ts": "import { SafeSink } from './sink';\n\n"
+            "export function run(x: any, isSink: (v: any) => boolean): void {\n"
+            "  const sink = isSink(x) ? x : new SafeSink();\n  sink.add();\n}\n",
+        },
+        index_tree,
+    )
+    assert ("run", "calls", "SafeSink.add", "src/sink.ts") in found
+    assert ("run", "calls", "Bag.add", "src/sink.ts") not in found

@@ -230,3 +230,25 @@ def test_a_nested_functions_loop_over_the_enclosing_functions_list(
     )
     assert ("schedule.drain", "calls", "Job.run", "pkg/jobs.py") in found
     assert ("schedule.drain", "calls", "Task.run", "pkg/jobs.py") not in found
+
+
+def test_a_conditional_value_is_what_its_call_branch_gives(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``self.console = console if console is not None else get_console()`` (rich's
+    ``Live``): the field holds what ``get_console()`` returns, whichever branch is a name."""
+    found = edges(
+        tmp_path,
+        {
+            "pkg/console.py": "class Console:\n    def line(self): ...\n\n"
+            "class Printer:\n    def line(self): ...\n\n"
+            "def get_console() -> Console:\n    return Console()\n",
+            "pkg/live.py": "from pkg.console import get_console\n\n"
+            "class Live:\n    def __init__(self, out=None):\n"
+            "        self.out = out if out is not None else get_console()\n\n"
+            "    def stop(self):\n        self.out.line()\n",
+        },
+        index_tree,
+    )
+    assert ("Live.stop", "calls", "Console.line", "pkg/console.py") in found
+    assert ("Live.stop", "calls", "Printer.line", "pkg/console.py") not in found

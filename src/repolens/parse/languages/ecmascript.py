@@ -191,7 +191,6 @@ def return_type(node: Node) -> Node | None:
     return annotation.named_children[0] if annotation.named_child_count else None
 
 
-_NOTHING = frozenset({"null", "undefined"})
 _FALLBACKS = frozenset({"??", "||", "&&"})
 _CALLEES = frozenset({"identifier", "member_expression"})
 
@@ -199,7 +198,8 @@ _CALLEES = frozenset({"identifier", "member_expression"})
 def value_call(node: Node) -> Node | None:
     """The callee whose result a compound value holds, as its first choice (see
     ``LanguageSpec.value_call``): ``a ?? f()`` and ``a || f()``, ``c ? f() : null``,
-    ``c ? null : new X()`` (a class called makes an instance), a chained assignment
+    ``c ? null : new X()`` (a class called makes an instance), ``c ? x : f()`` (both
+    branches hold one type, and only the call's is known here), a chained assignment
     ``(this.#x = f())``, each also in parentheses."""
     node = unparenthesized(node)
     if node.type == "binary_expression":
@@ -211,9 +211,9 @@ def value_call(node: Node) -> Node | None:
         return value_call(right) if right is not None else None
     if node.type == "ternary_expression":
         chosen = node.child_by_field_name("consequence")
-        if chosen is not None and chosen.type in _NOTHING:
-            chosen = node.child_by_field_name("alternative")
-        return value_call(chosen) if chosen is not None else None
+        called = value_call(chosen) if chosen is not None else None
+        other = node.child_by_field_name("alternative")
+        return called or (value_call(other) if other is not None else None)
     if node.type == "new_expression":
         called = node.child_by_field_name("constructor")
     elif node.type == "call_expression":

@@ -304,17 +304,17 @@ _CALLEES = frozenset({"identifier", "attribute"})
 
 def _value_call(node: Node) -> Node | None:
     """The callee whose result a compound value holds, as its first choice: ``a or f()``,
-    ``f() if c else None``, ``None if c else f()``, each also in the parentheses black
-    wraps a long value in, one part per line."""
+    ``f() if c else None``, ``None if c else f()``, ``x if c else f()`` (both branches
+    hold one type, and only the call's is known here), each also in the parentheses
+    black wraps a long value in, one part per line."""
     node = unparenthesized(node)
     if node.type == "boolean_operator":
         right = node.child_by_field_name("right")
         return _callee(right) if right is not None else None
     if node.type == "conditional_expression":
         branches = node.named_children
-        if branches and branches[0].type == "none" and len(branches) == 3:
-            return _callee(branches[2])
-        return _callee(branches[0]) if branches else None
+        called = _callee(branches[0]) if branches else None
+        return called or (_callee(branches[2]) if len(branches) == 3 else None)
     return _callee(node)
 
 
