@@ -146,6 +146,7 @@ JS_PARAMETERS = """(formal_parameters (identifier) @local)
 TS_PARAMETERS = """(required_parameter pattern: (identifier) @local)
  (optional_parameter pattern: (identifier) @local)"""
 CLOSURES = frozenset({"arrow_function", "function_expression", "generator_function"})
+"""Functions written as values: anonymous, or held by a field or variable."""
 
 _CALLEE = '[(identifier) (member_expression)] @bind.call (#not-any-of? @bind.call "require")'
 
@@ -224,7 +225,6 @@ def value_call(node: Node) -> Node | None:
 
 
 _MEMBER_OWNERS = TYPE_KINDS
-_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 
 
 def refine(sym: Symbol, ctx: DefContext) -> None:
@@ -232,7 +232,7 @@ def refine(sym: Symbol, ctx: DefContext) -> None:
     node = ctx.node
     tokens = {child.type for child in node.children if not child.is_named}
     value = node.child_by_field_name("value")
-    if value is not None and value.type in _FUNCTION_VALUES:
+    if value is not None and value.type in CLOSURES:  # a function as a value
         tokens |= {child.type for child in value.children if not child.is_named}
         if sym.kind == "field":
             sym.kind = "method"
