@@ -17,7 +17,7 @@ BUSY_TIMEOUT_MS = 10_000
 
 DEFERRABLE_INDEXES = (
     "symbols_name", "symbols_qualified", "symbols_parent", "refs_name",
-    "imports_target_file", "chunks_kind",
+    "imports_target_file", "chunks_kind", "edges_source", "edges_target",
 )  # fmt: skip
 """Indexes that only queries and incremental updates read, never a first full index (its
 writes and its resolve): such a run builds them once at the end instead of inserting every
