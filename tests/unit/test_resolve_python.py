@@ -84,6 +84,36 @@ def test_namespace_packages_and_relative_imports(tmp_path: Path) -> None:
     assert target(tree, "pkg/base.py", module="missing", level=1) == ""
 
 
+def test_a_root_that_is_a_package_names_its_modules_after_itself(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """A package indexed by itself (``site-packages/anyio``): its modules are named below
+    the root's name, so its code reaches itself relatively up to the root and absolutely
+    by that name; a top-level name outside it is still a script's sibling."""
+    root = tmp_path / "anyio"
+    files = {
+        "__init__.py": "from .lowlevel import checkpoint\n",
+        "lowlevel.py": "def checkpoint(): ...\n",
+        "abc/__init__.py": "class TaskGroup:\n    def start(self): ...\n",
+        "_core/__init__.py": "",
+        "_core/_tempfile.py": "from ..lowlevel import checkpoint\n"
+        "from anyio.abc import TaskGroup\n\n"
+        "def tell():\n    checkpoint()\n    TaskGroup().start()\n",
+    }
+    root.mkdir()
+    tree = Tree(root, files, "python")
+    assert modules(tree)["__init__.py"] == "anyio"
+    assert modules(tree)["_core/_tempfile.py"] == "anyio._core._tempfile"
+    assert target(tree, "_core/_tempfile.py", module="lowlevel", level=2) == "anyio.lowlevel"
+    assert target(tree, "_core/_tempfile.py", module="anyio.abc", name="X") == "anyio.abc:X"
+    assert target(tree, "__init__.py", module="lowlevel", level=1) == "anyio.lowlevel"
+    assert target(tree, "_core/_tempfile.py", module="requests") == "external"
+    found = indexed_edges(root, files, index_tree)
+    assert ("tell", "calls", "checkpoint", "lowlevel.py") in found
+    assert ("tell", "instantiates", "TaskGroup", "abc/__init__.py") in found
+    assert ("tell", "calls", "TaskGroup.start", "abc/__init__.py") in found
+
+
 @pytest.mark.parametrize(("alias", "expected"), [(None, "pkg.sub.deep"), ("d", "pkg.sub.deep")])
 def test_dotted_import_loads_the_full_module(
     tmp_path: Path, alias: str | None, expected: str

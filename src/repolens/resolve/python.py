@@ -105,27 +105,37 @@ def package_roots(root: Path, files: list[FileRow]) -> list[str]:
     return sorted(roots, key=lambda r: (-len(r), r))
 
 
-def module_name(path: str, roots: list[str]) -> str:
-    """Dotted module name of a ``.py``/``.pyi`` file under the longest matching root."""
-    rel = path
+def root_package(root: Path, files: list[FileRow]) -> str:
+    """The project root's own package name when the root holds ``__init__.py`` (a package
+    indexed by itself, such as ``site-packages/anyio``), else "". Python names the modules
+    below it after it (``anyio._core``), which its code imports absolutely (``from
+    anyio.abc import TaskGroup``) and relatively up to the root (``from .. import abc``)."""
+    return root.name if any(f.path == "__init__.py" for f in files) else ""
+
+
+def module_name(path: str, roots: list[str], package: str = "") -> str:
+    """Dotted module name of a ``.py``/``.pyi`` file under the longest matching root,
+    below ``package`` (see ``root_package``) when that root is the project root."""
+    rel, top = path, package
     for r in roots:
         if not r or path.startswith(r + "/"):
-            rel = path[len(r) + 1 :] if r else path
+            rel, top = (path[len(r) + 1 :], "") if r else (path, package)
             break
     stem = rel.rsplit(".", 1)[0]
     parts = stem.split("/")
     if parts[-1] == "__init__":
         parts.pop()
-    return ".".join(parts)
+    return ".".join([top, *parts] if top else parts)
 
 
 def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
     roots = package_roots(root, files)
+    package = root_package(root, files)
     modules: dict[str, Module] = {}
     of_file: dict[int, Module] = {}
     init_files: set[int] = set()
     for f in files:
-        name = module_name(f.path, roots)
+        name = module_name(f.path, roots, package)
         if not name:
             continue
         module = dotted_module(modules, name)
@@ -138,11 +148,15 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
     scripts: dict[str, str] = {}
 
     def by_path(base_dir: str, dotted: str) -> Module | None:
-        """The module at ``dotted`` below a directory on ``sys.path`` (package or not)."""
+        """The module at ``dotted`` below a directory on ``sys.path`` (package or not); in a
+        root package, also below the root's parent (``dotted`` then names the root first)."""
         key = (base_dir, dotted)
         if key not in found:
             path = _join(base_dir, dotted.replace(".", "/")) + ".py"
-            found[key] = modules.get(module_name(path, roots))
+            module = modules.get(module_name(path, roots, package))
+            if module is None and package and not base_dir:
+                module = modules.get(dotted)
+            found[key] = module
         return found[key]
 
     def script_dir(file: FileRow) -> str:
