@@ -128,8 +128,9 @@ class Value:
 
     ``kind``: ``module``, ``class`` (the class itself), ``instance`` (an object of
     ``sym``), ``super`` (an instance whose lookups start at the bases of ``sym``),
-    ``symbol`` (a function or variable), ``local`` (a variable without a symbol) or
-    ``none`` (not known, ``reason`` says why).
+    ``symbol`` (a function or variable), ``local`` (a variable without a symbol),
+    ``union`` (one of ``alternatives``: a value typed ``A | B``) or ``none`` (not known,
+    ``reason`` says why).
 
     Never changed once made (memos share values; ``weaker`` makes a new one), but not a
     frozen dataclass: its ``__init__`` costs several times a plain one, and the ladder
@@ -143,6 +144,7 @@ class Value:
     confidence: float = 1.0
     provenance: str = "parsed"
     binding: BindingRow | None = None  # for ``local``: where its type is stated
+    alternatives: tuple[Value, ...] = ()  # for ``union``: each a value of another kind
 
     def weaker(self, confidence: float, provenance: str = "parsed") -> Value:
         """The same value reached through a step as sure as ``confidence``/``provenance``:
@@ -162,6 +164,7 @@ class Value:
             min(self.confidence, confidence),
             provenance,
             self.binding,
+            tuple(alt.weaker(confidence, provenance) for alt in self.alternatives),
         )
 
     def via(self, other: Value) -> Value:
@@ -176,3 +179,21 @@ NONE_UNKNOWN = Value("none", reason="unknown")
 NONE_DYNAMIC = Value("none", reason="dynamic")
 NONE_EXTERNAL = Value("none", reason="external")
 NONE_BUILTIN = Value("none", reason="builtin")
+
+
+def one_of(values: list[Value]) -> Value:
+    """The value of something that is one of ``values`` (a receiver typed ``A | B``):
+    those that are known, as a ``union`` when more than one is; when none is known, why
+    the first is not."""
+    known: list[Value] = []
+    for value in values:
+        for alt in value.alternatives if value.kind == "union" else (value,):
+            if alt.kind != "none" and not any(_same(alt, k) for k in known):
+                known.append(alt)
+    if not known:
+        return values[0] if values else NONE_UNKNOWN
+    return known[0] if len(known) == 1 else Value("union", alternatives=tuple(known))
+
+
+def _same(a: Value, b: Value) -> bool:
+    return a.kind == b.kind and a.sym is b.sym and a.module is b.module

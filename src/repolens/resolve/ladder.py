@@ -305,7 +305,12 @@ def base_value(ctx: Context, ref: RefRow) -> Value:
 
 
 def finish(ctx: Context, ref: RefRow, value: Value) -> Outcome:
-    """Edges for what the reference denotes, if its kind fits the reference."""
+    """Edges for what the reference denotes, if its kind fits the reference: of a union,
+    those of each alternative (``s.send()`` with ``s: ObjectStream | ByteStream``)."""
+    if value.kind == "union":
+        outcomes = [finish(ctx, ref, alt) for alt in value.alternatives]
+        hits = tuple(hit for outcome in outcomes for hit in outcome.hits)
+        return Outcome(hits) if hits else outcomes[0]
     if value.kind == "none":
         return unresolved(value.reason or "unknown")
     if value.kind == "module" and ref.kind in VALUE_USES:

@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from repolens.resolve import members, owners, scope
-from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_EXTERNAL, NONE_UNKNOWN, Value
+from repolens.resolve.base import (
+    NONE_BUILTIN,
+    NONE_DYNAMIC,
+    NONE_EXTERNAL,
+    NONE_UNKNOWN,
+    Value,
+    one_of,
+)
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
     CALL_ELEMENT,
@@ -36,10 +43,12 @@ from repolens.resolve.syntax import (
     parse_receiver,
     result_at,
     subscript_item,
+    union_members,
     yielded_type,
 )
 
 TYPE_CONFIDENCE = 0.9
+PARTLY_KNOWN_CONFIDENCE = 0.7  # one of a union's types that are the project's, of several
 SELF_CONFIDENCE = 0.95
 CONTAINER_KINDS = frozenset({"namespace", "module"})  # TS namespaces, Rust inline modules
 RETURN = "return"  # the binding the parser makes of an unannotated function's last return
@@ -152,13 +161,18 @@ def unaliased(ctx: Context, value: Value) -> Value:
 
 def _alias_target(ctx: Context, alias: Sym) -> Value:
     file, scope_id = owners.written_in(ctx, alias)
-    head, _ = normalize_type(aliased_type(alias.signature))
+    text = aliased_type(alias.signature)
+    named = [_named_class(ctx, file, scope_id, t, alias.start_line) for t in union_members(text)]
+    return _union(named) if named else _named_class(ctx, file, scope_id, text, alias.start_line)
+
+
+def _named_class(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
+    """The class (or union of classes, through an alias) a type written in a scope names."""
+    head, _ = normalize_type(text)
     if not head or head == ARRAY:
         return NONE_UNKNOWN
-    found = unaliased(
-        ctx, eval_receiver(ctx, file, scope_id, head, alias.start_line, types_only=True)
-    )
-    return found if found.kind == "class" else NONE_UNKNOWN
+    found = unaliased(ctx, eval_receiver(ctx, file, scope_id, head, line, types_only=True))
+    return found if found.kind in ("class", "union") else NONE_UNKNOWN
 
 
 def _super(ctx: Context, scope_id: int) -> Value:
@@ -227,9 +241,12 @@ def _item_value(ctx: Context, value: Value, *, mappings_only: bool = False) -> V
 
 
 def attribute(ctx: Context, value: Value, name: str) -> Value:
-    """``value.name``: a module member, a class member, or an instance's method/field."""
+    """``value.name``: a module member, a class member, or an instance's method/field;
+    of a union, that of each alternative that has it."""
     if value.kind in ("symbol", "local"):
         value = value_type(ctx, value)
+    if value.kind == "union":
+        return one_of([attribute(ctx, alt, name) for alt in value.alternatives])
     if value.kind == "module" and value.module is not None:
         found = members.module_member(ctx, value.module, name)
         return found.via(value) if found is not None else NONE_UNKNOWN
@@ -276,6 +293,8 @@ def missing_member(ctx: Context, cls: Sym, name: str) -> Value:
 def value_type(ctx: Context, value: Value) -> Value:
     """What a variable holds: a typed local/field/variable becomes an instance (or class);
     a property gives its return type. Other values are returned unchanged."""
+    if value.kind == "union":
+        return one_of([value_type(ctx, alt) for alt in value.alternatives])
     if value.kind == "local":  # a parameter without a stated type: not known
         return binding_value(ctx, value.binding).via(value) if value.binding else NONE_UNKNOWN
     if value.kind != "symbol" or value.sym is None:
@@ -308,6 +327,8 @@ def _is_property(sym: Sym) -> bool:
 def call_value(ctx: Context, value: Value) -> Value:
     """What calling ``value`` gives: an instance of a class, a function's return type,
     what the call method of a callable instance returns."""
+    if value.kind == "union":
+        return one_of([call_value(ctx, alt) for alt in value.alternatives])
     if value.kind == "class":
         return Value("instance", sym=value.sym).via(value)
     if value.kind == "symbol" and value.sym is not None and value.sym.kind in CALLABLE_KINDS:
@@ -433,7 +454,11 @@ def _yields(fn: Sym) -> str:
 
 def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
     """An instance of the type ``text`` names (``Optional[Repo]``, ``*Server``, ``&mut T``,
-    ``"Repo"``), the class itself for ``type[Repo]``, or why it is not a project type."""
+    ``"Repo"``), the class itself for ``type[Repo]``, or why it is not a project type; of
+    a union (``Repo | Cache``), one of those it names that are."""
+    alternatives = union_members(text)
+    if alternatives:
+        return _union([type_value(ctx, file, scope_id, t, line) for t in alternatives])
     spec = ctx.spec_of.get(file.id)
     head, as_class = normalize_type(text)
     if not head or spec is None:
@@ -451,6 +476,17 @@ def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int)
     if builtin and value.kind != "class":
         return NONE_BUILTIN
     value = unaliased(ctx, value)
-    if value.kind != "class":
+    if value.kind == "union" and not as_class:
+        return one_of([Value("instance", sym=alt.sym).via(alt) for alt in value.alternatives])
+    if value.kind not in ("class", "union"):
         return value if value.kind == "none" else NONE_UNKNOWN
     return value if as_class else Value("instance", sym=value.sym).via(value)
+
+
+def _union(values: list[Value]) -> Value:
+    """The value of a union of types: one of those that are the project's, less sure
+    when others are not (``ObservableSet | Set``: a call may be the builtin's)."""
+    found = one_of(values)
+    if found.kind != "none" and any(value.kind == "none" for value in values):
+        return found.weaker(PARTLY_KNOWN_CONFIDENCE, "resolved-type")
+    return found

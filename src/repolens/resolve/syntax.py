@@ -201,6 +201,16 @@ def normalize_type(text: str) -> tuple[str, bool]:
             return head, as_class
 
 
+def union_members(text: str) -> list[str]:
+    """The types a union names, nulls aside (``A | B | None``, ``Union[A, B]``), when
+    there are two or more; else none (one type is read by ``normalize_type``)."""
+    text = text.strip().strip("'\"").strip()
+    union = re.fullmatch(r"(?:typing\.)?Union\[(.*)\]", text)
+    parts = _split_top(union.group(1), ",") if union else _split_top(text, "|")
+    kept = [part.strip() for part in parts if part.strip() and part.strip() not in NULLS]
+    return kept if len(kept) > 1 else []
+
+
 SEQUENCES = frozenset(
     {"list", "List", "Sequence", "MutableSequence", "tuple", "Tuple", "Array", "ReadonlyArray",
      "Vec", "VecDeque", "IList", "ArrayList", "MutableList"}

@@ -7,10 +7,10 @@ Conventions decided here:
 - A class is an ``enum`` when a base is ``Enum``-like (its fields become ``enum_member``)
   and a ``protocol`` when a base is ``Protocol``.
 - Module-level assignments are ``variable`` (``constant`` when UPPER_CASE, ``type_alias``
-  when annotated ``TypeAlias``); class-level ones are ``field``. Assignments inside
-  ``if``/``try`` blocks at module level are not symbols (a fallback such as ``except
-  ImportError: json = None`` would shadow the import), save under ``if TYPE_CHECKING:``,
-  where type aliases are written for annotations to name.
+  when annotated ``TypeAlias`` or assigned a ``Union[...]``); class-level ones are
+  ``field``. Assignments inside ``if``/``try`` blocks at module level are not symbols
+  (a fallback such as ``except ImportError: json = None`` would shadow the import), save
+  under ``if TYPE_CHECKING:``, where type aliases are written for annotations to name.
 - A leading underscore (not a dunder) makes a name ``private`` and not exported.
 - ``X()`` is a ``calls`` reference; the resolver turns it into ``instantiates`` when X is a
   class. ``self.x = X()`` binds ``self.x`` in the class scope with ``from_call=True``;
@@ -159,10 +159,19 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
         annotation = ctx.node.child_by_field_name("type")
         if annotation is not None and node_text(annotation, ctx.src).endswith("TypeAlias"):
             sym.kind = "type_alias"
+        elif _is_union(ctx.node.child_by_field_name("right"), ctx.src):
+            sym.kind = "type_alias"  # `StrOrRepo = Union[str, Repo]`: an alias by assignment
         elif name.isupper():
             sym.kind = "constant"
     elif sym.kind == "field" and parent is not None and parent.kind == "enum":
         sym.kind = "enum_member"
+
+
+def _is_union(value: Node | None, src: bytes) -> bool:
+    if value is None or value.type != "subscript":
+        return False
+    head = value.child_by_field_name("value")
+    return head is not None and node_text(head, src) in ("Union", "typing.Union")
 
 
 def _refine_function(sym: Symbol, ctx: DefContext) -> None:
