@@ -11,6 +11,7 @@ from repolens.resolve.syntax import (
     normalize_type,
     parse_receiver,
     subscript_item,
+    union_members,
 )
 
 
@@ -90,3 +91,20 @@ def test_mappings_are_told_from_sequences() -> None:
     assert is_mapping("dict[str, Conn]") and is_mapping("typing.Mapping[str, Conn]")
     assert is_mapping("map[string]*Conn") and is_mapping("HashMap<String, Conn>")
     assert not is_mapping("list[Conn]") and not is_mapping("Conn[]")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A | B", ["A", "B"]),
+        ("A|B|null", ["A", "B"]),
+        ("typing.Union[A, B]", ["A", "B"]),
+        ("Optional[A | B]", ["A", "B"]),
+        ("Union[A, B] | None", ["A", "B"]),
+        ("A | None", []),  # one type: normalize_type reads it
+        ("Optional[A]", []),
+        ("dict[str, A | B]", []),  # the union is inside: the dict is the type
+    ],
+)
+def test_union_members(text: str, expected: list[str]) -> None:
+    assert union_members(text) == expected

@@ -204,10 +204,14 @@ def normalize_type(text: str) -> tuple[str, bool]:
 def union_members(text: str) -> list[str]:
     """The types a union names, nulls aside (``A | B | None``, ``Union[A, B]``), when
     there are two or more; else none (one type is read by ``normalize_type``)."""
+    if "|" not in text and "Union[" not in text:
+        return []
     text = text.strip().strip("'\"").strip()
-    union = re.fullmatch(r"(?:typing\.)?Union\[(.*)\]", text)
-    parts = _split_top(union.group(1), ",") if union else _split_top(text, "|")
+    wrapped = re.fullmatch(r"(?:typing\.)?(Union|Optional)\[(.*)\]", text)
+    parts = _split_top(wrapped.group(2), ",") if wrapped else _split_top(text, "|")
     kept = [part.strip() for part in parts if part.strip() and part.strip() not in NULLS]
+    if len(kept) == 1 and kept[0] != text:  # `Union[A, B] | None`, `Optional[A | B]`
+        return union_members(kept[0])
     return kept if len(kept) > 1 else []
 
 
