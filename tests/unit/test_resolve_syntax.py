@@ -101,6 +101,9 @@ def test_mappings_are_told_from_sequences() -> None:
         ("typing.Union[A, B]", ["A", "B"]),
         ("Optional[A | B]", ["A", "B"]),
         ("Union[A, B] | None", ["A", "B"]),
+        ("Named & Aged", ["Named", "Aged"]),
+        ("&'a mut T", []),  # Rust's reference, C++'s `T&`: no intersection
+        ("const T&", []),
         ("A | None", []),  # one type: normalize_type reads it
         ("Optional[A]", []),
         ("dict[str, A | B]", []),  # the union is inside: the dict is the type

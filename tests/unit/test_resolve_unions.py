@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from conftest import IndexTree, indexed_edges
@@ -39,6 +40,35 @@ def test_python_unions_written_inline_and_through_aliases(
         assert (method, "calls", "ByteStream.send", "app/streams.py") in found
     assert ("TextSend.only_one_has_it", "calls", "ObjectStream.close", "app/streams.py") in found
     assert ("TextSend.with_a_builtin", "calls", "ObjectStream.close", "app/streams.py") in found
+
+
+def test_an_intersection_has_the_members_of_each(tmp_path: Path, index_tree: IndexTree) -> None:
+    """Each call is an exact answer through the stated type, not a guess by name."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/people.ts").write_text(
+        "export interface Named { name(): string }\n"
+        "export interface Aged { age(): number }\n"
+        "export class Clock { age(): number { return 0 } }\n"
+        "export function greet(p: Named & Aged) { p.name(); p.age() }\n",
+        encoding="utf-8",
+    )
+    assert _calls(index_tree(tmp_path)) == {
+        ("greet", "Named.name", "resolved-type"),
+        ("greet", "Aged.age", "resolved-type"),
+    }
+
+
+def _calls(conn: sqlite3.Connection) -> set[tuple[str, str, str]]:
+    """(caller, callee, provenance) of every call edge."""
+    try:
+        rows = conn.execute(
+            "SELECT s.name, t.qualified_name, e.provenance FROM edges e"
+            " JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id"
+            " WHERE e.kind = 'calls'"
+        )
+        return {tuple(row) for row in rows}
+    finally:
+        conn.close()
 
 
 def test_a_union_with_a_type_not_the_projects_gives_a_less_sure_edge(

@@ -202,13 +202,16 @@ def normalize_type(text: str) -> tuple[str, bool]:
 
 
 def union_members(text: str) -> list[str]:
-    """The types a union names, nulls aside (``A | B | None``, ``Union[A, B]``), when
-    there are two or more; else none (one type is read by ``normalize_type``)."""
-    if "|" not in text and "Union[" not in text:
+    """The types a union names, nulls aside (``A | B | None``, ``Union[A, B]``), or an
+    intersection (``Named & Aged``: a member is that of the one that has it), when there
+    are two or more; else none (one type is read by ``normalize_type``)."""
+    if "|" not in text and "Union[" not in text and "&" not in text.lstrip("&"):
         return []
     text = text.strip().strip("'\"").strip()
     wrapped = re.fullmatch(r"(?:typing\.)?(Union|Optional)\[(.*)\]", text)
     parts = _split_top(wrapped.group(2), ",") if wrapped else _split_top(text, "|")
+    if len(parts) == 1 and not wrapped:
+        parts = _split_top(text, "&")
     kept = [part.strip() for part in parts if part.strip() and part.strip() not in NULLS]
     if len(kept) == 1 and kept[0] != text:  # `Union[A, B] | None`, `Optional[A | B]`
         return union_members(kept[0])
