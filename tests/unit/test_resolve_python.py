@@ -191,6 +191,39 @@ def test_an_import_inside_a_function_binds_only_there(
     assert ("Installer.install", "calls", "Preparer.prepare", "app/prep.py") in found
 
 
+def test_an_exception_caught_as_a_name_is_of_the_classes_caught(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``except NotFound as e`` types ``e``; a tuple of classes is one of them. The
+    classes caught are used there, named or not (``except (Timeout, HubError):``)."""
+    files = {
+        "app/__init__.py": "",
+        "app/errs.py": "class HubError(Exception):\n    def note(self, msg): ...\n\n"
+        "class NotFound(HubError): ...\n\n"
+        "class Timeout(Exception):\n    def note(self, msg): ...\n\n"
+        "class Other:\n    def note(self, msg): ...\n\n"
+        "def run(): ...\n\n"
+        "def main():\n    try:\n        run()\n    except NotFound as e:\n"
+        "        e.note('x')\n\n"
+        "def either():\n    try:\n        run()\n    except (ValueError, Timeout) as err:\n"
+        "        err.note('y')\n\n"
+        "def bare():\n    try:\n        run()\n    except (NotFound, Timeout):\n        pass\n",
+    }
+    found = indexed_edges(tmp_path, files, index_tree)
+    assert ("main", "calls", "HubError.note", "app/errs.py") in found
+    assert ("either", "calls", "Timeout.note", "app/errs.py") in found
+    assert not {edge for edge in found if edge[2] in ("Other.note", "HubError.note")} - {
+        ("main", "calls", "HubError.note", "app/errs.py")
+    }
+    used = indexed_edges(tmp_path, files, index_tree, kinds=("references", "type_of"))
+    assert {(source, target) for source, _, target, _ in used} == {
+        ("main", "NotFound"),
+        ("either", "Timeout"),
+        ("bare", "NotFound"),
+        ("bare", "Timeout"),
+    }
+
+
 def test_isinstance_narrows_a_name_on_the_lines_it_holds(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:

@@ -74,6 +74,10 @@ QUERY = r"""
   right: [(boolean_operator) (conditional_expression) (parenthesized_expression)] @bind.value) @bind
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @bind.call)
   alias: (as_pattern_target (identifier) @name))) @bind
+(except_clause (as_pattern (_) @bind.type
+  alias: (as_pattern_target (identifier) @name))) @bind
+(except_clause [(identifier) (attribute)] @ref)
+(except_clause (tuple [(identifier) (attribute)] @ref))
 [(for_statement left: (identifier) @name
    right: [(identifier) @bind.iter (attribute) @bind.iter
            (call function: [(identifier) (attribute)] @bind.iter_call)]) @bind
@@ -274,8 +278,11 @@ def _exports(node: Node, src: bytes) -> list[str]:
 
 
 def _clean_type(text: str) -> str:
-    """``Optional[Repo]``, ``Repo | None`` and ``"Repo"`` all mean ``Repo`` for a receiver."""
+    """``Optional[Repo]``, ``Repo | None`` and ``"Repo"`` all mean ``Repo`` for a receiver;
+    the classes ``except (Timeout, HubError) as e`` catches are ``Timeout | HubError``."""
     text = text.strip().strip("'\"")
+    if text.startswith("(") and text.endswith(")"):  # no annotation is a tuple
+        return " | ".join(part.strip() for part in split_top(text[1:-1]) if part.strip())
     if text.startswith("Optional[") and text.endswith("]"):
         text = text[len("Optional[") : -1]
     if "|" in text:  # at the top level only: `dict[str, A | B] | None` is the dict
