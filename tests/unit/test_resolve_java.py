@@ -98,6 +98,27 @@ def test_catch_parameters_and_casts_are_typed(tmp_path: Path, index_tree: IndexT
     assert not {edge for edge in found if edge[2].startswith("Other.")}
 
 
+def test_a_multi_catch_parameter_is_one_of_its_types(tmp_path: Path, index_tree: IndexTree) -> None:
+    """``catch (ParseError | EvalError e)``: ``e.toEvalError()`` is the method of the
+    type that has it, not another class's method of that name."""
+    parse_error = "package bsh;\n\npublic class ParseError extends Exception {}\n"
+    found = java_edges(
+        tmp_path,
+        {
+            "src/bsh/EvalError.java": EVAL,
+            "src/bsh/ParseError.java": parse_error,
+            "src/bsh/Other.java": OTHER,
+            "src/bsh/Runner.java": "package bsh;\n\npublic class Runner {\n"
+            "    void run() throws Exception {\n"
+            "        try { run(); }\n"
+            "        catch (ParseError | EvalError e) { throw e.toEvalError(); }\n    }\n}\n",
+        },
+        index_tree,
+    )
+    assert ("Runner.run", "calls", "EvalError.toEvalError", "src/bsh/EvalError.java") in found
+    assert not {edge for edge in found if edge[2].startswith("Other.")}
+
+
 def test_a_type_from_outside_the_project_is_not_guessed(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:

@@ -12,7 +12,8 @@ Conventions decided here:
 - Imports: ``import a.b.C;`` -> module ``a.b``, name ``C``; ``import a.b.*;`` -> module
   ``a.b``, wildcard; ``import static a.b.C.m;`` -> module ``a.b.C``, name ``m``.
 - Fields bind both ``x`` and ``this.x`` in the class scope; ``var x = new Foo()`` binds
-  ``Foo``; ``for (Foo f : xs)`` and ``catch (FooError e)`` bind ``f`` and ``e``.
+  ``Foo``; ``for (Foo f : xs)`` and ``catch (FooError e)`` bind ``f`` and ``e``
+  (``catch (A | B e)``: one of them).
 - A call on a cast, ``((Node) child).eval()``, has the cast's type as its receiver.
 """
 
@@ -68,7 +69,7 @@ QUERY = f"""
   name: (identifier) @name value: (method_invocation) @bind.call) (#eq? @_var "var")) @bind
 (formal_parameter type: (_) @bind.type name: (identifier) @name) @bind
 (enhanced_for_statement type: (_) @bind.type name: (identifier) @name {_NOT_VAR}) @bind
-(catch_formal_parameter (catch_type . (_) @bind.type .) name: (identifier) @name) @bind
+(catch_formal_parameter (catch_type) @bind.type name: (identifier) @name) @bind
 
 [(line_comment) (block_comment)] @comment
 [(marker_annotation) (annotation)] @decoration
