@@ -107,6 +107,16 @@ def test_relative_specifiers_try_every_extension_and_index(
     assert tree.target("src/main.ts", specifier) == expected
 
 
+def test_the_root_directory_is_its_index(tmp_path: Path) -> None:
+    """A package's ``src`` indexed by itself: its top-level tests import it as ``..``."""
+    files = {"index.ts": "", "query.ts": "", "__tests__/query.test.ts": "", "main.ts": ""}
+    tree = Tree(tmp_path, files, "typescript")
+    assert tree.target("__tests__/query.test.ts", "..") == "index.ts"
+    assert tree.target("__tests__/query.test.ts", "../query") == "query.ts"
+    assert tree.target("main.ts", ".") == "index.ts"
+    assert tree.target("main.ts", "..") == ""  # outside the project
+
+
 def test_workspace_packages_by_name_with_exports_and_built_entries(tmp_path: Path) -> None:
     tree = Tree(
         tmp_path,

@@ -36,7 +36,10 @@ def _strip_extension(path: str) -> str:
 
 
 def _path_options(path: str) -> list[str]:
-    """Files a module path may denote, in the order TypeScript tries them."""
+    """Files a module path may denote, in the order TypeScript tries them; ``.`` is the
+    project root (``import { Query } from '..'`` in a top-level ``__tests__``)."""
+    if path == ".":
+        return [f"index{ext}" for ext in EXTENSIONS]
     options = [path]
     stem, ext = posixpath.splitext(path)
     options += [stem + alt for alt in COMPILED_FROM.get(ext, ())]
