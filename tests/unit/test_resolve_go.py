@@ -271,3 +271,28 @@ def test_range_over_a_calls_result_binds_its_element(tmp_path: Path, index_tree:
     )
     assert ("RunAll", "calls", "Command.Run", "cmd/cmd.go") in found
     assert ("RunAll", "calls", "Item.Run", "cmd/cmd.go") not in found
+
+
+def test_a_type_defined_as_a_slice_gives_its_elements(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``type Errors []FieldError``: indexing or ranging over one, also as a method's
+    receiver (``c[i].Name()`` in a sort's ``Less``), gives a ``FieldError``; another
+    type's method of that name is never the answer."""
+    found = edges(
+        tmp_path,
+        {
+            "errors.go": "package app\n\ntype FieldError interface {\n\tTag() string\n}\n\n"
+            'type Other struct{}\n\nfunc (o Other) Tag() string { return "" }\n\n'
+            "type Errors []FieldError\n\n"
+            "func (e Errors) Less(i, j int) bool { return e[i].Tag() < e[j].Tag() }\n\n"
+            "func first(err error) {\n\terrs := err.(Errors)\n\tone := errs[0]\n"
+            "\tone.Tag()\n}\n\n"
+            "func each(errs Errors) {\n\tfor _, fe := range errs {\n\t\tfe.Tag()\n\t}\n}\n",
+        },
+        index_tree,
+    )
+    assert ("Errors.Less", "calls", "FieldError.Tag", "errors.go") in found
+    assert ("first", "calls", "FieldError.Tag", "errors.go") in found
+    assert ("each", "calls", "FieldError.Tag", "errors.go") in found
+    assert not {edge for edge in found if edge[2] == "Other.Tag"}

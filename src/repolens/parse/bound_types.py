@@ -143,7 +143,12 @@ class BoundTypes:
             return (iterable, ELEMENT_OF) if DOTTED.fullmatch(iterable) else ("", STATED)
         if bound.from_call == CALL_RESULT:
             return bound.type_name, CALL_ELEMENT
-        return ("", STATED) if bound.from_call else (hook(bound.type_name), STATED)
+        if bound.from_call:
+            return "", STATED
+        element = hook(bound.type_name)
+        if not element and DOTTED.fullmatch(bound.type_name):  # a type defined as a
+            return iterable, ELEMENT_OF  # container (`Errors []FieldError`): the resolver's
+        return element, STATED
 
     def _iterated(self, iterable: Node, scope: int | None) -> tuple[str, int]:
         """An element of what ``iterable`` holds: a typed name or path (``_element_type``),

@@ -233,11 +233,24 @@ def _item_value(ctx: Context, value: Value, *, mappings_only: bool = False) -> V
     binding = value.binding if value.kind == "local" else _variable_binding(ctx, value)
     if binding is None or binding.from_call:  # only a type as written has items to read
         return None
+    file = ctx.file(binding.file_id)
     item = subscript_item(binding.type_name)
+    if not item and not mappings_only:
+        held = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
+        defined = _defined_item(ctx, held)
+        return defined.via(value) if defined is not None else None
     if not item or (mappings_only and not is_mapping(binding.type_name)):
         return None
-    file = ctx.file(binding.file_id)
     return type_value(ctx, file, binding.scope_id, item, binding.line).via(value)
+
+
+def _defined_item(ctx: Context, held: Value) -> Value | None:
+    """An item of an instance of a type defined as a container (Go's ``type Errors
+    []FieldError``): what the type says iterating it ``yields``."""
+    if held.kind != "instance" or held.sym is None or not held.sym.yields:
+        return None
+    file, scope_id = owners.written_in(ctx, held.sym)
+    return type_value(ctx, file, scope_id, held.sym.yields, held.sym.start_line)
 
 
 def attribute(ctx: Context, value: Value, name: str) -> Value:

@@ -113,6 +113,9 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
     sym.is_exported = exported
     if ctx.node.type in ("type_spec", "type_alias"):
         sym.signature = "type " + sym.signature
+        defined = ctx.node.child_by_field_name("type")
+        if defined is not None:  # `type Errors []FieldError`: an index or range gives one
+            sym.yields = _element_type(node_text(defined, ctx.src))
         return
     if (
         sym.kind == "function"
