@@ -224,6 +224,30 @@ def test_an_exception_caught_as_a_name_is_of_the_classes_caught(
     }
 
 
+def test_iterating_an_instance_gives_what_its_iter_yields(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    """``def __iter__(self) -> Iterator[Node]``: a loop over a ``Tree``, typed or made
+    here, binds a ``Node``."""
+    found = indexed_edges(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/tree.py": "from typing import Iterator\n\n"
+            "class Node:\n    def visit(self): ...\n\n"
+            "class Other:\n    def visit(self): ...\n\n"
+            "class Tree:\n    def __iter__(self) -> Iterator[Node]:\n        return iter([])\n",
+            "app/walk.py": "from app.tree import Tree\n\n"
+            "def walk(tree: Tree):\n    for n in tree:\n        n.visit()\n\n"
+            "def made():\n    t = Tree()\n    for m in t:\n        m.visit()\n",
+        },
+        index_tree,
+    )
+    assert ("walk", "calls", "Node.visit", "app/tree.py") in found
+    assert ("made", "calls", "Node.visit", "app/tree.py") in found
+    assert not {edge for edge in found if edge[2] == "Other.visit"}
+
+
 def test_isinstance_narrows_a_name_on_the_lines_it_holds(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:

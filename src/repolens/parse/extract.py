@@ -156,18 +156,22 @@ def _extract(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> None:
     out.references = without_type_parameters(table, refs, type_params, src, grammar.spec.separator)
     engine.mark_exports()
     if grammar.spec.element_type is not None:
-        _yields(grammar.spec.element_type, out)
+        _yields(grammar.spec.element_type, grammar.spec.iterator_method, out)
     if embeds or grammar.spec.file_symbol:
         _embedded(grammar.spec, src, embeds, table, out)
     out.references.sort(key=_POSITION)
 
 
-def _yields(element_type: TextHook, out: ParsedFile) -> None:
+def _yields(element_type: TextHook, iterator_method: str, out: ParsedFile) -> None:
     """What iterating each function's result gives, for loops over calls from other files
-    (``for n in tree.nodes()``), which only the resolver can follow there."""
+    (``for n in tree.nodes()``), which only the resolver can follow there; and what
+    iterating an instance of a class gives, what its ``iterator_method`` yields (``for n
+    in tree`` with ``def __iter__(self) -> Iterator[Node]``)."""
     for sym in out.symbols:
         if sym.return_type and sym.kind in FUNCTION_KINDS:
             sym.yields = element_type(sym.return_type)
+            if sym.name == iterator_method and sym.parent is not None:
+                out.symbols[sym.parent].yields = sym.yields
 
 
 def _doc_bindings(doc_types: DocTypesHook, out: ParsedFile) -> None:

@@ -180,6 +180,9 @@ class LanguageSpec:
     clean_type: TextHook = _same  # normalise a binding's type text (strip *, &, Optional…)
     call_name: TextHook | None = None  # normalise a call's name (Vue `<order-row>`: OrderRow)
     element_type: TextHook | None = None  # what iterating a type gives (list[Node] -> Node)
+    # the method whose result iterating an instance gives (Python's ``__iter__``): what it
+    # yields, its class yields
+    iterator_method: str = ""
     # methods whose result holds the elements of their receiver (an array's `filter`)
     same_elements: frozenset[str] = frozenset()
     # the callee whose result a compound value (``@bind.value``) holds: ``a or f()``,

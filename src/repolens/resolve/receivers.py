@@ -427,6 +427,8 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
         callee = eval_receiver(ctx, file, binding.scope_id, binding.type_name, binding.line)
         if binding.from_call == SECOND_RESULT:
             result = _stated_type(ctx, callee, lambda fn: result_at(fn.return_type, 1))
+        elif callee.kind == "class":  # `for n in Tree()`: what an instance yields
+            result = _defined_item(ctx, call_value(ctx, callee)) or NONE_UNKNOWN
         else:
             result = _mapped_value(ctx, file, binding) or _stated_type(ctx, callee, _yields)
     else:

@@ -367,6 +367,7 @@ SPEC = LanguageSpec(
     exports=_exports,
     clean_type=_clean_type,
     element_type=_element_type,
+    iterator_method="__iter__",
     value_call=_value_call,
     name_types=frozenset({"identifier"}),
     qualified_types=frozenset({"attribute"}),
