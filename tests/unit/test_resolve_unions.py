@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from conftest import IndexTree, indexed_edges
@@ -44,31 +43,18 @@ def test_python_unions_written_inline_and_through_aliases(
 
 def test_an_intersection_has_the_members_of_each(tmp_path: Path, index_tree: IndexTree) -> None:
     """Each call is an exact answer through the stated type, not a guess by name."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src/people.ts").write_text(
+    found = _calls(
+        tmp_path,
         "export interface Named { name(): string }\n"
         "export interface Aged { age(): number }\n"
         "export class Clock { age(): number { return 0 } }\n"
         "export function greet(p: Named & Aged) { p.name(); p.age() }\n",
-        encoding="utf-8",
+        index_tree,
     )
-    assert _calls(index_tree(tmp_path)) == {
-        ("greet", "Named.name", "resolved-type"),
-        ("greet", "Aged.age", "resolved-type"),
+    assert {edge: provenance for edge, (provenance, _) in found.items()} == {
+        ("greet", "Named.name"): "resolved-type",
+        ("greet", "Aged.age"): "resolved-type",
     }
-
-
-def _calls(conn: sqlite3.Connection) -> set[tuple[str, str, str]]:
-    """(caller, callee, provenance) of every call edge."""
-    try:
-        rows = conn.execute(
-            "SELECT s.name, t.qualified_name, e.provenance FROM edges e"
-            " JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id"
-            " WHERE e.kind = 'calls'"
-        )
-        return {tuple(row) for row in rows}
-    finally:
-        conn.close()
 
 
 def test_a_union_with_a_type_not_the_projects_gives_a_less_sure_edge(
@@ -76,27 +62,37 @@ def test_a_union_with_a_type_not_the_projects_gives_a_less_sure_edge(
 ) -> None:
     """``ObservableSet | Set``: ``forEach`` may be the builtin's, so the project's method
     is only maybe the one called, where a union of project types alone is sure."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src/sets.ts").write_text(
+    found = _calls(
+        tmp_path,
         "export class ObservableSet { forEach(f: any) {} }\n"
         "export class FrozenSet { forEach(f: any) {} }\n"
         "export function mixed(other: ObservableSet | Set<number>) { other.forEach(1) }\n"
         "export function own(other: ObservableSet | FrozenSet) { other.forEach(1) }\n",
-        encoding="utf-8",
+        index_tree,
     )
-    conn = index_tree(tmp_path)
-    try:
-        rows = conn.execute(
-            "SELECT s.name, t.qualified_name, e.confidence FROM edges e"
-            " JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id"
-            " WHERE e.kind = 'calls'"
-        ).fetchall()
-    finally:
-        conn.close()
-    sure = {(source, target): confidence for source, target, confidence in rows}
+    sure = {edge: confidence for edge, (_, confidence) in found.items()}
     assert set(sure) == {
         ("mixed", "ObservableSet.forEach"),
         ("own", "ObservableSet.forEach"),
         ("own", "FrozenSet.forEach"),
     }
     assert sure[("mixed", "ObservableSet.forEach")] < sure[("own", "ObservableSet.forEach")]
+
+
+def _calls(
+    root: Path, source: str, index_tree: IndexTree
+) -> dict[tuple[str, str], tuple[str, float]]:
+    """Index ``source`` as ``src/main.ts``; (caller, callee) -> (provenance, confidence)
+    of every call edge."""
+    (root / "src").mkdir()
+    (root / "src/main.ts").write_text(source, encoding="utf-8")
+    conn = index_tree(root)
+    try:
+        rows = conn.execute(
+            "SELECT s.name, t.qualified_name, e.provenance, e.confidence FROM edges e"
+            " JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id"
+            " WHERE e.kind = 'calls'"
+        )
+        return {(row[0], row[1]): (row[2], row[3]) for row in rows}
+    finally:
+        conn.close()
