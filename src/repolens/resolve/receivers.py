@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from repolens.resolve import members, owners, scope
+from repolens.resolve import members, owners, scope, stated
 from repolens.resolve.base import (
     NONE_BUILTIN,
     NONE_DYNAMIC,
@@ -35,20 +35,15 @@ from repolens.resolve.project import (
     Sym,
 )
 from repolens.resolve.syntax import (
-    ARRAY,
     Segment,
-    aliased_type,
     is_mapping,
-    normalize_type,
     parse_receiver,
     result_at,
     subscript_item,
-    union_members,
     yielded_type,
 )
 
 TYPE_CONFIDENCE = 0.9
-PARTLY_KNOWN_CONFIDENCE = 0.7  # one of a union's types that are the project's, of several
 SELF_CONFIDENCE = 0.95
 CONTAINER_KINDS = frozenset({"namespace", "module"})  # TS namespaces, Rust inline modules
 RETURN = "return"  # the binding the parser makes of an unannotated function's last return
@@ -149,32 +144,6 @@ def _head(
     return found, ops
 
 
-def unaliased(ctx: Context, value: Value) -> Value:
-    """The class a type alias names (``UnGraph::new()``, ``g: UnGraph<u8>`` with
-    ``type UnGraph<N> = Graph<N, Undirected>``), through aliases of aliases; any other
-    value as it is."""
-    alias = value.sym
-    if value.kind != "symbol" or alias is None or alias.kind != "type_alias":
-        return value
-    return ctx.aliases.get(alias.id, _alias_target, ctx, alias).via(value)
-
-
-def _alias_target(ctx: Context, alias: Sym) -> Value:
-    file, scope_id = owners.written_in(ctx, alias)
-    text = aliased_type(alias.signature)
-    named = [_named_class(ctx, file, scope_id, t, alias.start_line) for t in union_members(text)]
-    return _union(named) if named else _named_class(ctx, file, scope_id, text, alias.start_line)
-
-
-def _named_class(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
-    """The class (or union of classes, through an alias) a type written in a scope names."""
-    head, _ = normalize_type(text)
-    if not head or head == ARRAY:
-        return NONE_UNKNOWN
-    found = unaliased(ctx, eval_receiver(ctx, file, scope_id, head, line, types_only=True))
-    return found if found.kind in ("class", "union") else NONE_UNKNOWN
-
-
 def _super(ctx: Context, scope_id: int) -> Value:
     """The enclosing class, its lookups starting at its bases."""
     cls = owners.enclosing_class(ctx, scope_id)
@@ -236,12 +205,12 @@ def _item_value(ctx: Context, value: Value, *, mappings_only: bool = False) -> V
     file = ctx.file(binding.file_id)
     item = subscript_item(binding.type_name)
     if not item and not mappings_only:
-        held = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
+        held = stated.type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
         defined = _defined_item(ctx, held)
         return defined.via(value) if defined is not None else None
     if not item or (mappings_only and not is_mapping(binding.type_name)):
         return None
-    return type_value(ctx, file, binding.scope_id, item, binding.line).via(value)
+    return stated.type_value(ctx, file, binding.scope_id, item, binding.line).via(value)
 
 
 def _defined_item(ctx: Context, held: Value) -> Value | None:
@@ -250,7 +219,7 @@ def _defined_item(ctx: Context, held: Value) -> Value | None:
     if held.kind != "instance" or held.sym is None or not held.sym.yields:
         return None
     file, scope_id = owners.written_in(ctx, held.sym)
-    return type_value(ctx, file, scope_id, held.sym.yields, held.sym.start_line)
+    return stated.type_value(ctx, file, scope_id, held.sym.yields, held.sym.start_line)
 
 
 def attribute(ctx: Context, value: Value, name: str) -> Value:
@@ -314,7 +283,7 @@ def value_type(ctx: Context, value: Value) -> Value:
         return value
     sym = value.sym
     if sym.kind == "type_alias":
-        return unaliased(ctx, value)
+        return stated.unaliased(ctx, value)
     if sym.kind == "property" or (sym.kind in FUNCTION_KINDS and _is_property(sym)):
         return call_value(ctx, value)
     if sym.kind in VARIABLE_KINDS and sym.parent_id is not None:
@@ -396,7 +365,7 @@ def _returns(ctx: Context, fn: Sym) -> Value:
     if text in SELF_TYPES:
         cls = owners.enclosing_class(ctx, fn.id)
         return Value("instance", sym=cls) if cls is not None else NONE_UNKNOWN
-    return type_value(ctx, *owners.written_in(ctx, fn), text, fn.start_line)
+    return stated.type_value(ctx, *owners.written_in(ctx, fn), text, fn.start_line)
 
 
 def _inferred_return(ctx: Context, fn: Sym) -> Value:
@@ -432,7 +401,7 @@ def _binding_value(ctx: Context, binding: BindingRow) -> Value:
         else:
             result = _mapped_value(ctx, file, binding) or _stated_type(ctx, callee, _yields)
     else:
-        result = type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
+        result = stated.type_value(ctx, file, binding.scope_id, binding.type_name, binding.line)
     return result.weaker(TYPE_CONFIDENCE, "resolved-type")
 
 
@@ -460,48 +429,8 @@ def _stated_type(ctx: Context, callee: Value, text_of: Callable[[Sym], str]) -> 
     text = text_of(fn)
     if not text:
         return NONE_UNKNOWN
-    return type_value(ctx, *owners.written_in(ctx, fn), text, fn.start_line).via(callee)
+    return stated.type_value(ctx, *owners.written_in(ctx, fn), text, fn.start_line).via(callee)
 
 
 def _yields(fn: Sym) -> str:
     return fn.yields
-
-
-def type_value(ctx: Context, file: FileRow, scope_id: int, text: str, line: int) -> Value:
-    """An instance of the type ``text`` names (``Optional[Repo]``, ``*Server``, ``&mut T``,
-    ``"Repo"``), the class itself for ``type[Repo]``, or why it is not a project type; of
-    a union (``Repo | Cache``), one of those it names that are."""
-    alternatives = union_members(text)
-    if alternatives:
-        return _union([type_value(ctx, file, scope_id, t, line) for t in alternatives])
-    spec = ctx.spec_of.get(file.id)
-    head, as_class = normalize_type(text)
-    if not head or spec is None:
-        return NONE_UNKNOWN
-    if head == ARRAY:
-        return NONE_BUILTIN
-    value = eval_receiver(ctx, file, scope_id, head, line, types_only=True)
-    if value.kind == "local" and value.binding is not None:  # a type variable: its bound
-        return binding_value(ctx, value.binding)
-    if value.kind == "symbol" and value.sym is not None and value.sym.kind == "enum_member":
-        return value_type(ctx, value)  # its payload: `Value::String(s) =>` binds `s` to it
-    # A builtin's name (`std::string::String`) unless the project's own class holds it
-    # here: TypeScript's DOM `Node` is not the `Node` an AST module defines and imports.
-    builtin = head in spec.builtin_types or head.split(".")[-1] in spec.builtin_types
-    if builtin and value.kind != "class":
-        return NONE_BUILTIN
-    value = unaliased(ctx, value)
-    if value.kind == "union" and not as_class:
-        return one_of([Value("instance", sym=alt.sym).via(alt) for alt in value.alternatives])
-    if value.kind not in ("class", "union"):
-        return value if value.kind == "none" else NONE_UNKNOWN
-    return value if as_class else Value("instance", sym=value.sym).via(value)
-
-
-def _union(values: list[Value]) -> Value:
-    """The value of a union of types: one of those that are the project's, less sure
-    when others are not (``ObservableSet | Set``: a call may be the builtin's)."""
-    found = one_of(values)
-    if found.kind != "none" and any(value.kind == "none" for value in values):
-        return found.weaker(PARTLY_KNOWN_CONFIDENCE, "resolved-type")
-    return found
