@@ -146,9 +146,11 @@ class BoundTypes:
         if bound.from_call:
             return "", STATED
         element = hook(bound.type_name)
-        if not element and DOTTED.fullmatch(bound.type_name):  # a type defined as a
-            return iterable, ELEMENT_OF  # container (`Errors []FieldError`): the resolver's
-        return element, STATED
+        if element or bound.type_name in self.spec.builtin_types:
+            return element, STATED
+        if DOTTED.fullmatch(bound.type_name):  # a type defined as a container (Go's
+            return iterable, ELEMENT_OF  # `type Errors []FieldError`): the resolver's
+        return "", STATED
 
     def _iterated(self, iterable: Node, scope: int | None) -> tuple[str, int]:
         """An element of what ``iterable`` holds: a typed name or path (``_element_type``),

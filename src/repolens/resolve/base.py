@@ -192,7 +192,15 @@ def one_of(values: list[Value]) -> Value:
                 known.append(alt)
     if not known:
         return values[0] if values else NONE_UNKNOWN
-    return known[0] if len(known) == 1 else Value("union", alternatives=tuple(known))
+    if len(known) == 1:
+        return known[0]
+    # as sure as its surest alternative, so that ``weaker`` leaves it alone only when it
+    # would leave every alternative alone
+    surest = max(known, key=lambda alt: (alt.confidence, -PROVENANCE_RANK[alt.provenance]))
+    provenance = min((alt.provenance for alt in known), key=PROVENANCE_RANK.__getitem__)
+    return Value(
+        "union", confidence=surest.confidence, provenance=provenance, alternatives=tuple(known)
+    )
 
 
 def _same(a: Value, b: Value) -> bool:
