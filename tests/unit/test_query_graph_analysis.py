@@ -176,3 +176,16 @@ def test_graph_stats(conn: sqlite3.Connection) -> None:
     top = stats["most_connected"][0]
     assert top["in"] + top["out"] >= stats["most_connected"][-1]["in"]
     assert top["file"].endswith(".py") and top["line"] >= 1
+
+
+def test_graph_stats_file_dependencies(conn: sqlite3.Connection) -> None:
+    deps = graph_stats(conn)["dependencies"]
+    assert deps["source_files"] == 11
+    # 7 resolved project imports (main, service x2, cycle_a, cycle_b, __init__, the test)
+    assert deps["average_dependencies"] == round(7 / 11, 2)
+    # jobs.py and web.py import no project file (web.py only `logging`) and none imports them
+    assert deps["orphan_files"] == ["app/jobs.py", "app/web.py"]
+    assert deps["orphans"] == 2
+    top = deps["most_connected_files"][0]
+    assert top == {"file": "app/service.py", "imports": 2, "imported_by": 2}
+    assert all(d["file"] not in deps["orphan_files"] for d in deps["most_connected_files"])

@@ -150,7 +150,8 @@ def deadcode_command(
 @json_option
 def graph_stats_command(project_path: Path | None, as_json: bool) -> None:
     """Graph size and health: symbols and edges by kind, unresolved share per language,
-    most connected symbols."""
+    file dependencies (average per file, orphans, most connected files), most connected
+    symbols."""
     with graph_index(project_path, as_json) as conn:
         stats = graph_stats(conn)
 
@@ -166,6 +167,17 @@ def graph_stats_command(project_path: Path | None, as_json: bool) -> None:
                 f"{row['edges']} edges, {row['unresolved']}/{row['refs']} refs unresolved "
                 f"({row['unresolved_share']:.0%}){': ' + why if why else ''}"
             )
+        deps = stats["dependencies"]
+        say(
+            f"file dependencies: {deps['source_files']} source files, "
+            f"{deps['average_dependencies']} project imports per file on average, "
+            f"{deps['orphans']} orphans (import nothing, imported by nothing)",
+            style="bold",
+        )
+        for path in deps["orphan_files"]:
+            say(f"  orphan: {path}")
+        for item in deps["most_connected_files"]:
+            say(f"  {item['file']}  imports {item['imports']}, imported by {item['imported_by']}")
         say("most connected:", style="bold")
         for item in stats["most_connected"]:
             say(

@@ -111,13 +111,25 @@ class AnalysisTools(ToolGroup):
         projectPath: ProjectPath = None,
     ) -> str:
         """Size and quality of the code graph: files, symbols and edges by kind, per-language
-        share of references left unresolved (and why), and the most connected symbols."""
+        share of references left unresolved (and why), the file dependency graph (average
+        imports per file, orphan files, most connected files), and the most connected
+        symbols."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             stats = graph_stats(conn, top=top)
         connected = stats.pop("most_connected", [])
+        deps = stats.pop("dependencies")
         out = Answer(budget)
         out.add("# Graph statistics")
+        out.add(
+            f"file dependencies: {deps['source_files']} source files,"
+            f" {deps['average_dependencies']} project imports per file on average,"
+            f" {plural(deps['orphans'], 'orphan')} (import no project file, imported by none)"
+        )
+        lines = [f"- orphan: {path}" for path in deps["orphan_files"]]
+        lines += [f"- {d['file']} — imports {d['imports']}, imported by {d['imported_by']}"
+                  for d in deps["most_connected_files"]]  # fmt: skip
+        add_lines(out, lines, "files", "raise budget")
         if not render_mapping(out, stats):
             out.leave_out("the rest of the statistics", "raise budget")
         elif connected:

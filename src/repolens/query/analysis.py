@@ -171,7 +171,8 @@ def cycle_links(conn: sqlite3.Connection, files: list[str]) -> list[ImportLink]:
 
 def graph_stats(conn: sqlite3.Connection, *, top: int = 10) -> dict[str, Any]:
     """Size and health of the graph: counts by kind, per-language resolution (the share of
-    references left unresolved, and why), and the most connected symbols."""
+    references left unresolved, and why), the file dependency graph's shape, and the most
+    connected symbols."""
     symbols = dict(conn.execute("SELECT kind, count(*) FROM symbols GROUP BY kind ORDER BY kind"))
     edges = dict(conn.execute("SELECT kind, count(*) FROM edges GROUP BY kind ORDER BY kind"))
     languages, reasons = _language_stats(conn)
@@ -181,7 +182,41 @@ def graph_stats(conn: sqlite3.Connection, *, top: int = 10) -> dict[str, Any]:
         "edges": edges,
         "languages": languages,
         "unresolved_reasons": reasons,
+        "dependencies": file_graph_stats(conn, top=top),
         "most_connected": _most_connected(conn, top),
+    }
+
+
+def file_graph_stats(conn: sqlite3.Connection, *, top: int = 10) -> dict[str, Any]:
+    """The file dependency graph's shape, over source files (those of a language with a
+    parser; prose and data files import nothing by nature): the average number of project
+    files each imports, the orphans (files that import no project file and that no project
+    file imports — often dead modules, scripts or entry points), and the files with the
+    most import links in and out."""
+    from repolens.parse.languages import SPEC_MODULES
+
+    source = sorted(
+        str(path)
+        for path, language in conn.execute("SELECT path, language FROM files")
+        if language in SPEC_MODULES
+    )
+    graph = _import_graph(conn)
+    importers: dict[str, int] = defaultdict(int)
+    for importer, targets in graph.items():
+        for target in targets - {importer}:
+            importers[target] += 1
+    linked = [(p, len(graph.get(p, set()) - {p}), importers.get(p, 0)) for p in source]
+    orphans = [p for p, out, into in linked if not out and not into]
+    ranked = sorted((r for r in linked if r[1] + r[2]), key=lambda r: (-(r[1] + r[2]), r[0]))
+    total_out = sum(out for _, out, _ in linked)
+    return {
+        "source_files": len(source),
+        "average_dependencies": round(total_out / len(source), 2) if source else 0.0,
+        "orphans": len(orphans),
+        "orphan_files": orphans[: max(top, 0)],
+        "most_connected_files": [
+            {"file": p, "imports": out, "imported_by": into} for p, out, into in ranked[:top]
+        ],
     }
 
 
