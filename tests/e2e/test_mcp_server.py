@@ -23,9 +23,9 @@ from mcp_types import CallToolResult, InitializeResult, TextContent
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mcp" / "sample"
 QUERY_TOOLS = {
     "search", "symbols", "context", "files", "node", "callers", "callees", "impact", "trace",
-    "deps", "cycles", "deadcode", "graph_stats", "status", "health", "projects",
+    "deps", "cycles", "deadcode", "graph_stats", "status", "health", "projects", "about",
 }  # fmt: skip
-WRITE_TOOLS = {"index", "update", "stop", "remove"}
+WRITE_TOOLS = {"index", "update", "stop", "remove", "watch"}
 
 pytestmark = pytest.mark.anyio
 
@@ -245,6 +245,7 @@ async def test_deps_cycles_deadcode_stats_files(client: Client) -> None:
     assert "get_user" not in dead
     stats = await client.call("graph_stats")
     assert "edges:" in stats and "python" in stats
+    assert "project imports per file on average" in stats and "orphan" in stats
     files = await client.call("files", path="shop")
     assert "shop/" in files and "handlers.py  python" in files
     assert "README.md" not in files

@@ -36,6 +36,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "deadcode": "analysis",
     "graph-stats": "analysis",
     "serve": "serve",
+    "about": "about",
 }
 """Command name → module of ``repolens.cli`` that defines it in its ``COMMANDS``."""
 
@@ -53,8 +54,21 @@ class _LazyGroup(click.Group):
         return next(command for command in commands if command.name == cmd_name)
 
 
+def _about(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from repolens.cli.about import show_about
+
+    show_about(None, as_json=False)
+    ctx.exit()
+
+
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="repolens")
+@click.option(
+    "--about", is_flag=True, expose_value=False, is_eager=True, callback=_about,
+    help="What repolens is, its version, the active profile and where its data lives.",
+)  # fmt: skip
 def cli() -> None:
     """Code intelligence for AI coding agents: search, code graph, MCP server."""
 

@@ -180,17 +180,19 @@ class Runtime:
             elif handle.writer.start(watch=False):
                 self.watch_after_index(handle)
 
-    def watch_after_index(self, handle: ProjectHandle) -> None:
-        """When the index run just started ends well, go on watching (``watch = auto``)."""
+    def watch_after_index(self, handle: ProjectHandle, *, explicit: bool = False) -> None:
+        """When the index run just started ends well, go on watching (``watch = auto``, or
+        ``manual`` when a client asked: ``explicit``)."""
         threading.Thread(
-            target=_watch_after_index, args=(handle,), daemon=True, name="repolens-then-watch"
-        ).start()
+            target=_watch_after_index, args=(handle, explicit), daemon=True,
+            name="repolens-then-watch",
+        ).start()  # fmt: skip
 
 
-def _watch_after_index(handle: ProjectHandle) -> None:
+def _watch_after_index(handle: ProjectHandle, explicit: bool) -> None:
     """Once the first index is done, start watching if the settings allow it."""
     handle.writer.wait()
     if handle.writer.state.state == "done" and watch_allowed(
-        handle.project.settings.watch, explicit=False
+        handle.project.settings.watch, explicit=explicit
     ):
         handle.writer.start(watch=True)

@@ -17,6 +17,7 @@ from repolens.mcp.toolkit import register
 from repolens.mcp.tools_analysis import AnalysisTools
 from repolens.mcp.tools_graph import GraphTools
 from repolens.mcp.tools_index import IndexTools
+from repolens.mcp.tools_project import ProjectTools
 from repolens.mcp.tools_search import SearchTools
 
 INSTRUCTIONS = """\
@@ -35,7 +36,8 @@ docstring, code, callers and callees.
 - callers / callees / impact — who uses X, what X uses, what breaks if X changes.
 - deps, cycles, deadcode, graph_stats, files — imports of a file, import cycles, unused \
 code, graph quality, the indexed tree.
-- status, index, update, stop, remove, health, projects — manage the index.
+- status, index, update, stop, remove, health, projects, watch, about — manage the index \
+(watch: start/stop/status of the file watcher; about: version, profile, where data lives).
 
 Symbols can be given as Name, Class.method, pkg.module.name, path/file.py:Name or \
 path/file.py:LINE. An ambiguous or unknown name returns candidates — pick one, never guess. \
@@ -55,7 +57,12 @@ def build_server(runtime: Runtime) -> MCPServer:
         log_level="WARNING",
     )
     register(
-        app, SearchTools(runtime), GraphTools(runtime), AnalysisTools(runtime), IndexTools(runtime)
+        app,
+        SearchTools(runtime),
+        GraphTools(runtime),
+        AnalysisTools(runtime),
+        IndexTools(runtime),
+        ProjectTools(runtime),
     )
     logging.getLogger("repolens").setLevel(logging.WARNING)
     return app

@@ -1,0 +1,126 @@
+"""``about`` and ``watch`` through the real SDK client against a real ``repolens serve``,
+with the watch setting at ``off`` and at ``manual``; ``repolens --about`` as a process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult, TextContent
+
+from repolens import __version__
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "mcp" / "sample"
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+async def serve(project: Path, watch: str) -> AsyncIterator[ClientSession]:
+    env = {**os.environ, "REPOLENS_EMBED_PROVIDER": "none", "REPOLENS_WATCH": watch}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "repolens", "serve", "--project", str(project)],
+        env=env, cwd=str(project),
+    )  # fmt: skip
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+async def call(session: ClientSession, name: str, **args: object) -> tuple[bool, str]:
+    result = await session.call_tool(name, args)
+    return bool(result.is_error), text_of(result)
+
+
+async def wait_for(session: ClientSession, name: str, needle: str, timeout: float = 30.0,
+                   **args: object) -> str:  # fmt: skip
+    deadline = time.monotonic() + timeout
+    while True:
+        _, text = await call(session, name, **args)
+        if needle in text:
+            return text
+        assert time.monotonic() < deadline, text
+        await anyio.sleep(0.3)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+async def test_watch_off_refuses_start_and_says_why_but_stop_works(project: Path) -> None:
+    async for session in serve(project, "off"):
+        await wait_for(session, "symbols", "Server", query="Server")
+        failed, text = await call(session, "watch", action="start")
+        assert failed and "watch = off" in text and "REPOLENS_WATCH" in text
+        failed, text = await call(session, "watch", action="stop")
+        assert not failed and "not watching" in text
+        failed, text = await call(session, "watch", action="status")
+        assert not failed and f"{project}: watch = off (env); not watching" in text
+
+
+async def test_watch_manual_starts_follows_edits_and_stops(project: Path) -> None:
+    async for session in serve(project, "manual"):
+        await wait_for(session, "symbols", "Server", query="Server")
+        _, text = await call(session, "watch", action="status")
+        assert "watch = manual (env); not watching" in text  # manual: nothing starts by itself
+        await wait_for(session, "status", "done")  # the first index run has ended
+        failed, text = await call(session, "watch", action="start")
+        assert not failed and "Watching" in text, text
+        _, text = await call(session, "watch", action="start")
+        assert "Already watching" in text
+        await wait_for(session, "watch", "; watching", action="status")
+        (project / "shop" / "late.py").write_text("def arrived_while_watching():\n    return 1\n")
+        await wait_for(session, "symbols", "shop/late.py", query="arrived_while_watching")
+        failed, text = await call(session, "watch", action="stop")
+        assert not failed and "Stopped watching" in text
+        _, text = await call(session, "watch", action="status")
+        assert "not watching" in text
+
+
+async def test_about_names_version_profile_and_data_dir(project: Path) -> None:
+    async for session in serve(project, "off"):
+        await wait_for(session, "symbols", "Server", query="Server")
+        failed, text = await call(session, "about")
+        assert not failed
+        assert f"repolens {__version__}" in text
+        assert f"data dir: {project / '.repolens'}" in text
+        assert "profile in the index: none yet" in text  # embeddings are off here
+        assert "MB)" in text  # the index exists, with its size
+
+
+def test_cli_about_text_and_json(project: Path) -> None:
+    env = {**os.environ, "REPOLENS_EMBED_PROVIDER": "none"}
+    text = subprocess.run(
+        [sys.executable, "-m", "repolens", "--about"], cwd=project, env=env,
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert text.startswith(f"repolens {__version__}")
+    assert "not indexed yet" in text
+    data = json.loads(subprocess.run(
+        [sys.executable, "-m", "repolens", "about", "--json", "--project", str(project)],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout)  # fmt: skip
+    assert data["version"] == __version__
+    assert data["data"]["index"] == str(project / ".repolens" / "index.db")
+    assert data["data"]["index_exists"] is False
