@@ -14,7 +14,8 @@ import pytest
 
 from repolens.parse.chunk import Chunk
 from repolens.query import tokens
-from repolens.query.search import BM25_COLUMN_WEIGHTS, search
+from repolens.query.embedded import BM25_COLUMN_WEIGHTS
+from repolens.query.search import search
 from repolens.query.tokens import plan_terms
 from repolens.store.chunks import insert_fts, write_chunks
 from repolens.store.db import connect, transaction

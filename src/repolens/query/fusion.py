@@ -14,10 +14,14 @@ evidence. ``min_score`` applies to that score only.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from repolens.store.chunks import code_tokens, path_tokens
+
+ChunkKey = int | str
+"""A chunk's identity in its backend: SQLite's row id, or a remote point id."""
 
 RRF_K = 60
 DENSE_WEIGHT = 1.0
@@ -40,7 +44,7 @@ _LAST_SEGMENT = re.compile(r"\.|::|#")
 class Candidate:
     """One chunk under consideration and the evidence for it."""
 
-    chunk_id: int
+    chunk_id: ChunkKey
     bm25: float | None = None  # positive; higher is better
     bm25_rank: int | None = None
     cosine: float | None = None
@@ -52,9 +56,11 @@ class Candidate:
     matched_name: str | None = None
 
 
-def fuse(lexical: list[tuple[int, float]], dense: list[tuple[int, float]]) -> dict[int, Candidate]:
+def fuse(
+    lexical: Sequence[tuple[ChunkKey, float]], dense: Sequence[tuple[ChunkKey, float]]
+) -> dict[ChunkKey, Candidate]:
     """Candidates from both rankings with their weighted RRF value."""
-    found: dict[int, Candidate] = {}
+    found: dict[ChunkKey, Candidate] = {}
     for rank, (chunk_id, value) in enumerate(lexical, start=1):
         candidate = found.setdefault(chunk_id, Candidate(chunk_id))
         candidate.bm25, candidate.bm25_rank = value, rank
