@@ -8,7 +8,7 @@ import pytest
 from test_resolve_support import Tree
 
 from conftest import IndexTree, indexed_edges
-from repolens.resolve.golang import default_package_name
+from repolens.resolve.languages.go import default_package_name
 
 
 @pytest.fixture

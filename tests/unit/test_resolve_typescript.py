@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_resolve_support import Tree
 
-from repolens.resolve import jsonc
+from repolens.resolve.languages import jsonc
 
 
 def test_jsonc_allows_comments_and_trailing_commas_but_keeps_strings() -> None:

@@ -8,6 +8,14 @@ receiver types, scored name match; see ``ladder``), and writes edges, ``refs.res
 of the stored facts only, resolving a changed file set (plus ``affected_files``, or for
 an edit of existing files the narrower ``edit_affected`` from what the edit changed)
 leaves the same edges as resolving everything.
+
+Layout: the ladder and what it stands on sit at this package's root (``ladder`` over
+``scope``, ``members``, ``receivers``, ``owners`` and ``stated``, which evaluate names,
+members and types by calling one another, and ``namematch``); ``languages/<lang>.py`` holds
+each language's module layout and rules (``languages.spec_for``); ``frameworks/`` holds
+framework conventions and ``synthesis/`` dynamic-dispatch channels. Nothing at the root
+imports a language, framework or channel module: a language's hooks reach the ladder
+through its ``LanguageSpec``.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repolens import collector
+from repolens.resolve import ladder
 from repolens.resolve.base import LanguageSpec
 from repolens.resolve.context import Context
 from repolens.resolve.delta import FileFacts, edit_affected, file_facts
@@ -58,7 +67,7 @@ class ResolveStats:
 
 def build_context(project: Project, root: Path) -> Context:
     """Assign each file its language spec and build every language's module layout."""
-    ctx = Context(project, root)
+    ctx = Context(project, root, ladder.base_value)
     by_spec: dict[str, tuple[LanguageSpec, list[FileRow]]] = {}
     for file in project.files.values():
         spec = spec_for(file.language)

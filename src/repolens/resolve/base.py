@@ -11,8 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from repolens.resolve.project import BindingRow, FileRow, ImportRow, Project, Sym
+
+if TYPE_CHECKING:  # a spec's hooks take the run's state, which is built from specs
+    from repolens.resolve.context import Context
 
 
 @dataclass(eq=False, slots=True)
@@ -120,6 +124,9 @@ class LanguageSpec:
     item_getters: frozenset[str] = frozenset()
     # the attribute of an instance holding its class (`self.__class__`, `this.constructor`)
     class_attribute: str = ""
+    # what an untyped parameter of a function holds when the language's conventions say
+    # (a pytest fixture of its name); None where nothing does
+    parameter_value: Callable[[Context, Sym, str], Value | None] | None = None
 
 
 @dataclass(slots=True)

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar
 
+from repolens.resolve.answers import Guess, Outcome
 from repolens.resolve.base import (
     NONE_UNKNOWN,
     ImportResult,
@@ -24,11 +25,7 @@ from repolens.resolve.base import (
     Module,
     Value,
 )
-from repolens.resolve.project import FileRow, ImportRow, Project, Sym
-
-if TYPE_CHECKING:  # the ladder builds on this module
-    from repolens.resolve.ladder import Outcome
-    from repolens.resolve.namematch import Guess
+from repolens.resolve.project import FileRow, ImportRow, Project, RefRow, Sym
 
 # file, source symbol, kind, name, receiver: all a line-independent answer depends on
 RefKey = tuple[int, int, str, str, str | None]
@@ -86,6 +83,9 @@ class Memo(Generic[K, V]):
 class Context:
     project: Project
     root: Path
+    # what a class's ``extends``/``implements`` reference names: the ladder's answer,
+    # handed in because member lookup (which needs a class's bases) sits below the ladder
+    base_value: Callable[[Context, RefRow], Value]
     spec_of: dict[int, LanguageSpec] = field(default_factory=dict)  # file id -> spec
     layouts: dict[str, Layout] = field(default_factory=dict)  # spec name -> layout
     cycles: Cycles = field(default_factory=Cycles)

@@ -18,9 +18,9 @@ import logging
 from dataclasses import dataclass, field
 
 from repolens.resolve import ladder, members, owners
+from repolens.resolve.answers import Outcome, unresolved
 from repolens.resolve.base import PROVENANCE_RANK
 from repolens.resolve.context import Context
-from repolens.resolve.ladder import Outcome
 from repolens.resolve.project import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -88,11 +88,11 @@ def _outcome(ctx: Context, ref: RefRow) -> Outcome:
     try:
         return ladder.resolve_ref(ctx, ref)
     except RecursionError:  # a pathological chain of definitions
-        return ladder.unresolved("unknown")
+        return unresolved("unknown")
     except Exception:
         path = ctx.file(ref.file_id).path
         log.warning("cannot resolve %s at %s:%d", ref.name, path, ref.line, exc_info=True)
-        return ladder.unresolved("unknown")
+        return unresolved("unknown")
 
 
 def _overrides(ctx: Context, file: FileRow) -> list[EdgeRow]:

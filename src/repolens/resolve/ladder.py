@@ -10,10 +10,8 @@ defines for it (``__init__``, ``constructor``, possibly inherited), so that "who
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-
 from repolens.resolve import members, namematch, owners, receivers, scope
+from repolens.resolve.answers import Hit, Outcome, unresolved
 from repolens.resolve.base import NONE_BUILTIN, NONE_DYNAMIC, NONE_EXTERNAL, NONE_UNKNOWN, Value
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
@@ -48,30 +46,6 @@ FITS = {
     "returns": TYPE_KINDS | ALIAS_KINDS,
     "decorates": FUNCTION_KINDS | CLASS_KINDS,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One edge a reference makes."""
-
-    target: Sym
-    kind: str
-    confidence: float
-    provenance: str
-    metadata: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    hits: tuple[Hit, ...] = ()
-    reason: str = ""  # why there are no hits
-
-
-@functools.cache
-def unresolved(reason: str) -> Outcome:
-    """The outcome of a reference without edges: one object per reason, as most
-    references end in one of a handful of reasons and each answer is remembered."""
-    return Outcome(reason=reason)
 
 
 def definition_scope(ctx: Context, ref: RefRow) -> tuple[int, int | None]:

@@ -222,10 +222,8 @@ def bases(ctx: Context, cls: Sym) -> list[Value]:
 
 
 def _bases(ctx: Context, cls: Sym) -> list[Value]:
-    from repolens.resolve.ladder import base_value  # the ladder resolves names; it needs us
-
     return [
-        base_value(ctx, ref)
+        ctx.base_value(ctx, ref)
         for part in parts(ctx, cls)
         for ref in ctx.project.bases.get(part.id, ())
     ]

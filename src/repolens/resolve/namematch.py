@@ -17,9 +17,9 @@ method they call far more often than not.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from repolens.resolve import members
+from repolens.resolve.answers import Guess, Placed
 from repolens.resolve.base import LanguageSpec, Value
 from repolens.resolve.context import Context
 from repolens.resolve.project import (
@@ -46,23 +46,9 @@ BARE_KINDS = {
 }
 # `obj.attr` used as a value is far more often a field than a method: only calls guess
 METHOD_KINDS = {"calls": FUNCTION_KINDS - {"function"}}
-Placed = tuple[Sym, int, str]  # a candidate, its tier, its file's path without extension
 TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$|Tests?\.java$"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Guess:
-    """The guess for a name referred to from a file (a function of the file, the name, the
-    reference kind and whether it is a method call), remembered: a few names recur
-    thousands of times. A reference from inside a candidate leaves that one out (it is no
-    answer to itself); a reference's enclosing symbol is in its own file, so only there
-    can a candidate be left out, and only then are the candidates kept."""
-
-    value: Value  # the answer from outside every candidate
-    own: tuple[int, ...]  # the candidates in the referring file
-    placed: list[Placed]  # the candidates (in the project's symbol order) if `own` or a tie
 
 
 def is_test_path(path: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from repolens.resolve import members, owners, python
+from repolens.resolve import members, owners
 from repolens.resolve.base import NONE_BUILTIN, NONE_UNKNOWN, LanguageSpec, Value
 from repolens.resolve.context import Context
 from repolens.resolve.params import parameter_names
@@ -147,7 +147,8 @@ def _local(
     # an untyped parameter shadows globals, its type unknown; only a name its signature
     # spells can be one, so most lookups never read the signature
     if sym.kind in CALLABLE_KINDS and name in sym.signature and name in _parameters(ctx, sym):
-        return python.fixture_value(ctx, sym, name) or Value("local")
+        held = spec.parameter_value(ctx, sym, name) if spec and spec.parameter_value else None
+        return held or Value("local")
     return None
 
 

@@ -107,7 +107,7 @@ def _own_default(node: Node, src: bytes, path: str) -> list[ImportSpec]:
 
 MODULE_EXPORTS = "module.exports"
 """The name under which a file re-exports what ``module.exports = X`` assigns: what a plain
-``require`` of the file gives (see ``repolens.resolve.typescript``)."""
+``require`` of the file gives (see ``repolens.resolve.languages.typescript``)."""
 
 
 def _module_exports(node: Node, src: bytes, path: str) -> list[ImportSpec]:

@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, Value
-from repolens.resolve.csharp import ensure
 from repolens.resolve.filemods import file_modules, join
+from repolens.resolve.languages.csharp import ensure
 from repolens.resolve.project import FileRow, ImportRow, Project
 
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from repolens.resolve import typescript
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
 from repolens.resolve.filemods import file_modules, join
+from repolens.resolve.languages import typescript
+from repolens.resolve.languages.tsconfig import ConfigFinder
 from repolens.resolve.project import FileRow, ImportRow, Project
-from repolens.resolve.tsconfig import ConfigFinder
 
 WEB_LANGUAGES = frozenset({"vue", "svelte", "css", "scss", "less", "typescript", "tsx",
                            "javascript"})  # fmt: skip

@@ -256,24 +256,6 @@ BUILTIN_TYPES = frozenset(
     }
 )  # fmt: skip
 
-SPEC = LanguageSpec(
-    name="python",
-    languages=frozenset({"python"}),
-    build_layout=build_layout,
-    builtins=frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__"},
-    builtin_types=BUILTIN_TYPES,
-    builtin_methods=BUILTIN_METHODS,
-    self_names=frozenset({"self"}),
-    class_self_names=frozenset({"cls", "mcs", "metacls"}),
-    constructor_names=frozenset({"__init__"}),
-    imports_are_members=True,
-    wildcard_needs_public=True,
-    call_method="__call__",
-    item_getters=frozenset({"get", "pop", "setdefault"}),
-    class_attribute="__class__",
-)
-
-
 YIELD = "yield"  # the binding the parser makes of a statement ``yield x`` in a function's body
 
 
@@ -324,3 +306,22 @@ def _fixture_files(ctx: Context, file: FileRow) -> list[int]:
         if not folder:
             return found
         folder = posixpath.dirname(folder)
+
+
+SPEC = LanguageSpec(
+    name="python",
+    languages=frozenset({"python"}),
+    build_layout=build_layout,
+    builtins=frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__"},
+    builtin_types=BUILTIN_TYPES,
+    builtin_methods=BUILTIN_METHODS,
+    self_names=frozenset({"self"}),
+    class_self_names=frozenset({"cls", "mcs", "metacls"}),
+    constructor_names=frozenset({"__init__"}),
+    imports_are_members=True,
+    wildcard_needs_public=True,
+    call_method="__call__",
+    item_getters=frozenset({"get", "pop", "setdefault"}),
+    class_attribute="__class__",
+    parameter_value=fixture_value,
+)

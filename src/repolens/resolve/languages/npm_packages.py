@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from repolens.resolve import jsonc
+from repolens.resolve.languages import jsonc
 
 CONDITIONS = ("source", "import", "module", "default", "require", "node", "browser", "types")
 BUILD_DIRS = ("dist/", "lib/", "build/", "out/", "esm/", "cjs/")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, Value
-from repolens.resolve.csharp import ensure
+from repolens.resolve.languages.csharp import ensure
 from repolens.resolve.project import FileRow, ImportRow, Project
 
 

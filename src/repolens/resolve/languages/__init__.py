@@ -16,11 +16,11 @@ _SPEC_OF_LANGUAGE: dict[str, str] = {
     "javascript": "typescript.SPEC",
     "typescript": "typescript.SPEC",
     "tsx": "typescript.SPEC",
-    "go": "golang.SPEC",
+    "go": "go.SPEC",
     "java": "java.SPEC",
     "rust": "rust.SPEC",
-    "c": "c_family.SPEC",
-    "cpp": "c_family.SPEC",
+    "c": "cfamily.SPEC",
+    "cpp": "cfamily.SPEC",
     "csharp": "csharp.SPEC",
     "php": "php.SPEC",
     "ruby": "ruby.SPEC",
@@ -37,7 +37,7 @@ _SPEC_OF_LANGUAGE: dict[str, str] = {
     "svelte": "web_assets.SPEC",
     "vue": "web_assets.SPEC",
 }
-"""``files.language`` -> ``module.ATTRIBUTE`` of ``repolens.resolve`` holding its spec."""
+"""``files.language`` -> ``module.ATTRIBUTE`` of this package holding its spec."""
 
 _loaded: dict[str, LanguageSpec] = {}
 
@@ -47,6 +47,6 @@ def spec_for(language: str) -> LanguageSpec | None:
     spec = _loaded.get(language)
     if spec is None and language in _SPEC_OF_LANGUAGE:
         module, attribute = _SPEC_OF_LANGUAGE[language].split(".")
-        spec = getattr(importlib.import_module(f"repolens.resolve.{module}"), attribute)
+        spec = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
         _loaded[language] = spec
     return spec

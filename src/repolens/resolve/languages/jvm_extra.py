@@ -3,15 +3,15 @@
 A package is every file declaring it, whatever its JVM language, so a Kotlin file's
 ``import com.acme.Repo`` reaches ``Repo.java`` and a Java file's classes are visible to a
 Scala file of the same package. Imports name a package then a member path (the longest
-project package prefix wins), as ``repolens.resolve.java`` does for Java.
+project package prefix wins), as ``repolens.resolve.languages.java`` does for Java.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from repolens.resolve import java
 from repolens.resolve.base import LanguageSpec, Layout
+from repolens.resolve.languages import java
 from repolens.resolve.project import FileRow, ImportRow, Project
 
 JVM_LANGUAGES = frozenset({"java", "kotlin", "scala"})

@@ -12,7 +12,7 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
-from repolens.resolve import jsonc
+from repolens.resolve.languages import jsonc
 
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
 MAX_EXTENDS = 16

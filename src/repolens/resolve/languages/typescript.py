@@ -13,9 +13,9 @@ import posixpath
 from pathlib import Path
 
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
-from repolens.resolve.packages import entry_candidates, find_packages, split_specifier
+from repolens.resolve.languages.npm_packages import entry_candidates, find_packages, split_specifier
+from repolens.resolve.languages.tsconfig import ConfigFinder
 from repolens.resolve.project import FileRow, ImportRow, Project
-from repolens.resolve.tsconfig import ConfigFinder
 
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 COMPONENT_LANGUAGES = frozenset({"vue", "svelte"})  # single-file components a script imports
