@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -383,3 +388,48 @@ def test_openai_server_down() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(ServerUnavailableError, match=rf"{url}/embeddings.*usually ends in /v1"):
         create_provider("openai", "m", base_url=url, api_key="k").embed_query("x")
+
+
+# -- The index's profile, through the real command line ---------------------------------
+
+PYAPP = Path(__file__).parents[1] / "fixtures" / "query" / "pyapp"
+
+
+def repolens(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "repolens", *args],
+        cwd=root, env={**os.environ, "NO_COLOR": "1", **env},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def test_a_provider_that_fails_pins_no_profile_and_reembed_switches(
+    tmp_path: Path, server: FakeEmbeddingServer
+) -> None:
+    """A first index whose provider is down records no profile (the next plain `index`
+    embeds with whatever is configured); a changed provider is refused with advice that
+    works: `repolens index --reembed` embeds every chunk again under the new profile."""
+    root = tmp_path / "pyapp"
+    shutil.copytree(PYAPP, root)
+    down = {"REPOLENS_EMBED_PROVIDER": "ollama",
+            "REPOLENS_EMBED_BASE_URL": f"http://127.0.0.1:{free_port()}"}  # fmt: skip
+    failed = repolens(root, "index", **down)
+    assert failed.returncode == 1 and "cannot connect to Ollama" in failed.stderr
+
+    local = repolens(root, "index", "--json")
+    assert local.returncode == 0, local.stdout + local.stderr
+    first = json.loads(local.stdout)["embed"]
+    assert first["embedded"] > 0 and first["remaining"] == 0
+
+    up = {"REPOLENS_EMBED_PROVIDER": "ollama", "REPOLENS_EMBED_BASE_URL": server.url}
+    refused = repolens(root, "index", **up)
+    assert refused.returncode == 1 and "`repolens index --reembed`" in refused.stderr
+    assert not server.seen  # nothing embedded under the new profile before it is asked for
+
+    switched = repolens(root, "index", "--reembed", "--json", **up)
+    assert switched.returncode == 0, switched.stdout + switched.stderr
+    embed = json.loads(switched.stdout)["embed"]
+    assert embed["chunks"] == first["chunks"] and embed["remaining"] == 0
+    assert server.seen and all(seen.path == "/api/embed" for seen in server.seen)
+    again = repolens(root, "index", "--json", **up)  # now the index's own profile
+    assert again.returncode == 0 and json.loads(again.stdout)["embed"]["chunks"] == 0

@@ -58,13 +58,16 @@ def _summary(report: IndexReport) -> str:
 @click.command("index")
 @PATH_ARGUMENT
 @click.option("--no-embed", is_flag=True, help="Build the graph and keyword index only.")
+@click.option("--reembed", is_flag=True, help="Embed every chunk again with the configured model.")
 @json_option
-def index_command(path: Path | None, no_embed: bool, as_json: bool) -> None:
+def index_command(path: Path | None, no_embed: bool, reembed: bool, as_json: bool) -> None:
     """Index PATH (default: the current project): graph and keyword search first, then
     embeddings for semantic search. Unchanged files are not read again."""
     # here, not at module level: other commands need not load the indexer (parsers, resolve)
     from repolens.index.pipeline import IndexCancelled, index_project
 
+    if no_embed and reembed:
+        raise click.UsageError("--reembed embeds, --no-embed does not: choose one")
     project = load_project(path, as_json)
     show = not as_json and sys.stderr.isatty()
     result: dict[str, Any] = {"project": str(project.root)}
@@ -76,7 +79,7 @@ def index_command(path: Path | None, no_embed: bool, as_json: bool) -> None:
                 )
                 result["index"] = asdict(report)
                 if not no_embed:
-                    result["embed"] = _embed(project, writer, as_json, progress)
+                    result["embed"] = _embed(project, writer, as_json, progress, reembed)
         except (IndexCancelled, lock.WriterBusy) as exc:
             fail(str(exc), as_json, **result)
     emit(result, as_json, lambda: _print_index(result))
@@ -126,12 +129,16 @@ def update_command(
 
 
 def _embed(
-    project: Project, writer: lock.WriterLock, as_json: bool, progress: ProgressFn | None = None
+    project: Project,
+    writer: lock.WriterLock,
+    as_json: bool,
+    progress: ProgressFn | None = None,
+    reembed: bool = False,
 ) -> Any:
     from repolens.index.background import make_embedder  # only when embedding
 
     embed_progress = (lambda done, total: progress("embed", done, total)) if progress else None
-    embedder, note = make_embedder(project, embed_progress)
+    embedder, note = make_embedder(project, embed_progress, reembed=reembed)
     if embedder is None:
         if not as_json:
             err_console().print(f"[yellow]{note}[/]", markup=True)

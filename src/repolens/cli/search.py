@@ -115,7 +115,7 @@ def _dense_provider(
     if provider.profile.key() != stored:
         _note(
             f"index embedded with {stored}, configured {provider.profile.key()}: keyword"
-            " results only until `repolens index` re-embeds",
+            " results only until `repolens index --reembed` re-embeds everything",
             as_json,
         )
         return None

@@ -56,9 +56,13 @@ class JobState:
 
 
 def make_embedder(
-    project: Project, progress: Callable[[int, int], None] | None = None
+    project: Project,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    reembed: bool = False,
 ) -> tuple[Embedder | None, str]:
-    """An embedding step for the project's provider, or ``None`` and why not."""
+    """An embedding step for the project's provider, or ``None`` and why not. ``reembed``
+    embeds every chunk again under the provider's profile, switching the index to it."""
     from repolens.embed.base import EmbeddingError
     from repolens.index.embedding import embed_pending
     from repolens.index.providers import provider_for
@@ -74,7 +78,7 @@ def make_embedder(
         conn = connect(project.db_path)
         try:
             stats = embed_pending(conn, project.data_dir, provider, progress=progress,
-                                  should_stop=should_stop)  # fmt: skip
+                                  should_stop=should_stop, reset=reembed)  # fmt: skip
         finally:
             conn.close()
         return asdict(stats) if hasattr(stats, "__dataclass_fields__") else stats

@@ -47,6 +47,7 @@ MIN_PART_LINES = 3
 _LAST_SEGMENT = re.compile(r"\.|::|#")
 _CAMEL_BREAK = re.compile(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])")
 _WORD_BREAK = re.compile(r"[._:#\-]+")
+_UNEMBEDDED = " AND NOT EXISTS (SELECT 1 FROM chunk_windows w WHERE w.chunk_id = c.id)"
 
 
 class ProfilePendingError(EmbeddingError):
@@ -98,21 +99,26 @@ def embed_pending(
     """
     started, stats = time.monotonic(), EmbedStats()
     profile = provider.profile
-    _adopt_profile(conn, data_dir, provider, reset)
+    switch = _profile_switch(conn, provider, reset)
     done, total = embedded_share(conn, profile.key())
+    done = 0 if switch else done
     last_id = 0
     try:
         while not (should_stop and should_stop()):
+            # while switching, every chunk is redone: its windows are the old profile's
+            unembedded = "" if switch else _UNEMBEDDED
             batch = conn.execute(
-                "SELECT id, start_line, text, names, parts FROM chunks c WHERE id > ?"
-                " AND NOT EXISTS (SELECT 1 FROM chunk_windows w WHERE w.chunk_id = c.id)"
-                " ORDER BY id LIMIT ?",
+                f"SELECT id, start_line, text, names, parts FROM chunks c WHERE id > ?"
+                f"{unembedded} ORDER BY id LIMIT ?",
                 (last_id, max(1, batch_size)),
             ).fetchall()
             if not batch:
                 break
             last_id = batch[-1][0]
-            _embed_batch(conn, provider, batch, max(1, batch_size), stats)
+            _embed_batch(conn, provider, batch, max(1, batch_size), stats, switch=switch)
+            if switch:
+                remove_matrices(data_dir)
+                switch = False
             done += len(batch)
             if progress:
                 progress(done, max(total, done))
@@ -124,25 +130,23 @@ def embed_pending(
     return stats
 
 
-def _adopt_profile(
-    conn: Connection, data_dir: Path, provider: EmbeddingProvider, reset: bool
-) -> None:
+def _profile_switch(conn: Connection, provider: EmbeddingProvider, reset: bool) -> bool:
+    """Whether this run makes the provider's profile the index's (none yet, or ``reset``).
+
+    The switch itself is committed with the first batch of vectors, never before: a
+    provider that fails on its first call (a server that is down) must not leave the
+    index recorded as embedded with a profile of which no vector exists."""
     profile = provider.profile
     with transaction(conn):
         purge_deleted_chunks(conn)
         status = profile_status(conn, profile)
-        if status["pending"] and not reset:
-            effective = status["effective"]["key"] if status["effective"] else "none"
-            raise ProfilePendingError(
-                f"the index was embedded with {effective}, not {profile.key()}; re-embed"
-                " everything with the new profile (`repolens index --reembed`) to switch"
-            )
-        if reset or status["effective"] is None:
-            conn.execute("DELETE FROM chunk_windows")
-            set_effective_profile(conn, profile)
-            bump_generation(conn)
-    if reset:
-        remove_matrices(data_dir)
+    if status["pending"] and not reset:
+        effective = status["effective"]["key"] if status["effective"] else "none"
+        raise ProfilePendingError(
+            f"the index was embedded with {effective}, not {profile.key()}; re-embed"
+            " everything with the new profile (`repolens index --reembed`) to switch"
+        )
+    return reset or status["effective"] is None
 
 
 def _embed_batch(
@@ -151,8 +155,11 @@ def _embed_batch(
     batch: list[Any],
     batch_size: int,
     stats: EmbedStats,
+    *,
+    switch: bool = False,
 ) -> None:
-    """Window, embed what the cache lacks, and record one batch of chunks atomically."""
+    """Window, embed what the cache lacks, and record one batch of chunks atomically;
+    with ``switch``, the profile change too (old windows dropped, the new profile set)."""
     key = provider.profile.key()
     windows = [
         _Window(chunk_id, ordinal, window, text_hash(window))
@@ -167,6 +174,9 @@ def _embed_batch(
         parts.append(provider.embed_documents(texts[start : start + batch_size]))
         stats.provider_calls += 1
     with transaction(conn):
+        if switch:
+            conn.execute("DELETE FROM chunk_windows")
+            set_effective_profile(conn, provider.profile)
         if parts:
             store_vectors(conn, key, hashes, np.concatenate(parts))
         conn.executemany(

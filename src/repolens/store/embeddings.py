@@ -35,9 +35,13 @@ def profile_record(profile: EmbeddingProfile) -> dict[str, Any]:
 
 
 def effective_profile(conn: sqlite3.Connection) -> dict[str, Any] | None:
-    """The profile the stored vectors were made with, or ``None`` before any embedding."""
+    """The profile the stored vectors were made with, or ``None`` while no chunk has any
+    (an index left recorded with a profile but no vectors, by a provider that failed on
+    its first call in an older version, is free to take any profile)."""
     raw = get_meta(conn, PROFILE_META_KEY)
-    return json.loads(raw) if raw else None
+    if not raw or conn.execute("SELECT 1 FROM chunk_windows LIMIT 1").fetchone() is None:
+        return None
+    return dict(json.loads(raw))
 
 
 def effective_key(conn: sqlite3.Connection) -> str | None:
