@@ -124,3 +124,15 @@ def test_cli_about_text_and_json(project: Path) -> None:
     assert data["version"] == __version__
     assert data["data"]["index"] == str(project / ".repolens" / "index.db")
     assert data["data"]["index_exists"] is False
+
+
+async def test_hierarchy_tool_lists_subclasses_and_bases(project: Path) -> None:
+    async for session in serve(project, "off"):
+        await wait_for(session, "symbols", "UserView", query="UserView")
+        failed, text = await call(session, "hierarchy", symbol="View", direction="down")
+        assert not failed and "shop.views.UserView (class) shop/views.py:18" in text, text
+        failed, text = await call(session, "hierarchy", symbol="UserView", direction="up")
+        assert not failed and "shop.views.View (class) shop/views.py:6  extends" in text, text
+        assert "subclasses and implementations" not in text
+        failed, text = await call(session, "hierarchy", symbol="NoSuchClass")
+        assert failed and "NoSuchClass" in text

@@ -37,6 +37,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "graph-stats": "analysis",
     "serve": "serve",
     "about": "about",
+    "hierarchy": "hierarchy",
 }
 """Command name → module of ``repolens.cli`` that defines it in its ``COMMANDS``."""
 

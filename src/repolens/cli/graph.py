@@ -70,7 +70,7 @@ def graph_index(project_path: Path | None, as_json: bool) -> Iterator[sqlite3.Co
         yield conn
 
 
-def _lookup(
+def lookup_symbol(
     conn: sqlite3.Connection, query: str, file: str | None, kind: str | None, as_json: bool
 ) -> SymbolRef:
     try:
@@ -154,7 +154,7 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
         as_json: bool,
     ) -> None:
         with graph_index(project_path, as_json) as conn:
-            ref = _lookup(conn, symbol, file, kind, as_json)
+            ref = lookup_symbol(conn, symbol, file, kind, as_json)
             query = callees if callee else callers
             hits = query(conn, ref, limit=limit + 1)
             unknown = unresolved_calls(conn, ref) if callee else possible_callers(conn, ref)
@@ -262,7 +262,7 @@ def impact_command(
 ) -> None:
     """What may break if SYMBOL changes: dependents up to --depth hops, grouped by file."""
     with graph_index(project_path, as_json) as conn:
-        ref = _lookup(conn, symbol, file, kind, as_json)
+        ref = lookup_symbol(conn, symbol, file, kind, as_json)
         result = impact(conn, ref, depth=depth, limit=limit)
     groups = result.by_file()
     data = {
@@ -339,8 +339,8 @@ def path_command(
 ) -> None:
     """The shortest chain of calls from SOURCE to TARGET."""
     with graph_index(project_path, as_json) as conn:
-        src = _lookup(conn, source, from_file, None, as_json)
-        dst = _lookup(conn, target, to_file, None, as_json)
+        src = lookup_symbol(conn, source, from_file, None, as_json)
+        dst = lookup_symbol(conn, target, to_file, None, as_json)
         hops = call_path(conn, src, dst, max_depth=max_depth)
     data = {
         "from": symbol_json(src),

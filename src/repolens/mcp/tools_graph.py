@@ -1,4 +1,4 @@
-"""The code graph: ``node``, ``callers``, ``callees``, ``impact`` and ``trace``.
+"""The code graph: ``node``, ``callers``, ``callees``, ``impact``, ``hierarchy`` and ``trace``.
 
 Symbols are looked up exactly (``find_symbol``): an ambiguous or unknown name is a tool
 error listing the candidates, never an answer about a different symbol.
@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -32,11 +32,13 @@ from repolens.mcp.toolkit import (
 from repolens.mcp.tools_search import finish, languages_of
 from repolens.present.format import Answer, add_code, plural
 from repolens.present.graph import (
+    add_lines,
     render_edges,
     render_impact,
     render_possible_callers,
     render_unresolved,
 )
+from repolens.present.hierarchy import hierarchy_lines
 from repolens.present.listing import render_symbols
 from repolens.present.symbols import label
 from repolens.present.trace import NodeFacts, render_node, render_trace
@@ -54,6 +56,7 @@ from repolens.query.graph import (
     search_symbols,
     unresolved_calls,
 )
+from repolens.query.hierarchy import hierarchy as type_hierarchy
 from repolens.query.symbols import symbols_by_ids
 
 NODE_NEIGHBOURS = 50
@@ -212,6 +215,36 @@ class GraphTools(ToolGroup):
         if not result.hits:
             out.add("Nothing in the index depends on it (see `callers` for unresolved uses).")
         render_impact(out, result)
+        return finish(out, handle)
+
+    @tool("hierarchy", "Type hierarchy")
+    def hierarchy(
+        self,
+        symbol: SymbolName,
+        direction: Annotated[
+            Literal["both", "up", "down"],
+            Field(description="up: bases and interfaces; down: subclasses and implementations."),
+        ] = "both",
+        depth: Annotated[int, Field(ge=1, le=20, description="Steps to follow each way.")] = 10,
+        file: FileFilter = None,
+        budget: Budget = SHORT,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """The type hierarchy of a class, interface, trait or protocol: its bases and
+        interfaces (up) and subclasses and implementations (down), transitively, across
+        files and languages, each with where the relationship is written. Bases outside the
+        project are named; unresolved ones are offered as possible subclasses."""
+        up, down = direction in ("both", "up"), direction in ("both", "down")
+        with self._symbol(projectPath, symbol, file, None) as (handle, conn, sym):
+            tree = type_hierarchy(conn, sym, up=up, down=down, depth=depth)
+        out = Answer(budget)
+        out.add_clipped(
+            f"# Hierarchy of {label(sym)}: {plural(len(tree.up), 'base')},"
+            f" {plural(len(tree.down), 'subclass', 'subclasses')}"
+        )
+        add_lines(out, hierarchy_lines(tree, up=up, down=down), "classes", "raise budget")
+        if tree.truncated:
+            out.leave_out("more classes", "narrow with depth=")
         return finish(out, handle)
 
     @tool("trace", "Call path from A to B")
