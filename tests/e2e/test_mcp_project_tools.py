@@ -61,6 +61,17 @@ async def wait_for(session: ClientSession, name: str, needle: str, timeout: floa
         await anyio.sleep(0.3)
 
 
+async def indexed(session: ClientSession, timeout: float = 60.0) -> None:
+    """Until the server's own first index run has ended."""
+    deadline = time.monotonic() + timeout
+    while True:
+        data = (await session.call_tool("status", {})).structured_content or {}
+        if data.get("indexed") and data.get("job", {}).get("state") in ("done", "idle"):
+            return
+        assert time.monotonic() < deadline, data
+        await anyio.sleep(0.2)
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "sample"
@@ -70,7 +81,7 @@ def project(tmp_path: Path) -> Path:
 
 async def test_watch_off_refuses_start_and_says_why_but_stop_works(project: Path) -> None:
     async for session in serve(project, "off"):
-        await wait_for(session, "symbols", "Server", query="Server")
+        await indexed(session)
         failed, text = await call(session, "watch", action="start")
         assert failed and "watch = off" in text and "REPOLENS_WATCH" in text
         failed, text = await call(session, "watch", action="stop")
@@ -81,10 +92,9 @@ async def test_watch_off_refuses_start_and_says_why_but_stop_works(project: Path
 
 async def test_watch_manual_starts_follows_edits_and_stops(project: Path) -> None:
     async for session in serve(project, "manual"):
-        await wait_for(session, "symbols", "Server", query="Server")
+        await indexed(session)
         _, text = await call(session, "watch", action="status")
         assert "watch = manual (env); not watching" in text  # manual: nothing starts by itself
-        await wait_for(session, "status", "done")  # the first index run has ended
         failed, text = await call(session, "watch", action="start")
         assert not failed and "Watching" in text, text
         _, text = await call(session, "watch", action="start")
@@ -100,7 +110,7 @@ async def test_watch_manual_starts_follows_edits_and_stops(project: Path) -> Non
 
 async def test_about_names_version_profile_and_data_dir(project: Path) -> None:
     async for session in serve(project, "off"):
-        await wait_for(session, "symbols", "Server", query="Server")
+        await indexed(session)
         failed, text = await call(session, "about")
         assert not failed
         assert f"repolens {__version__}" in text
@@ -128,7 +138,7 @@ def test_cli_about_text_and_json(project: Path) -> None:
 
 async def test_hierarchy_tool_lists_subclasses_and_bases(project: Path) -> None:
     async for session in serve(project, "off"):
-        await wait_for(session, "symbols", "UserView", query="UserView")
+        await indexed(session)
         failed, text = await call(session, "hierarchy", symbol="View", direction="down")
         assert not failed and "shop.views.UserView (class) shop/views.py:18" in text, text
         failed, text = await call(session, "hierarchy", symbol="UserView", direction="up")
