@@ -25,6 +25,7 @@ QUERY_TOOLS = {
     "search", "symbols", "context", "files", "node", "callers", "callees", "impact", "trace",
     "deps", "cycles", "deadcode", "graph_stats", "status", "health", "projects", "about",
     "hierarchy",
+    "diagram",
 }  # fmt: skip
 WRITE_TOOLS = {"index", "update", "stop", "remove", "watch"}
 
@@ -234,6 +235,18 @@ async def test_impact_and_trace(client: Client) -> None:
     assert "(via View.render, which it overrides)" in dispatch
     assert "UserView.render [dynamic dispatch" in dispatch
     assert 'return get_user(request["id"])' in dispatch
+
+
+async def test_diagram_gives_mermaid_and_refuses_paths_outside(client: Client) -> None:
+    files = await client.call("diagram")
+    assert files.startswith("# file imports of the project\n\n```mermaid\nflowchart LR")
+    assert 'subgraph g1["shop"]' in files and '["handlers.py"]' in files
+    path = await client.call("diagram", kind="path", scope="main", to="fetch_user")
+    assert '-->|"shop/cli.py:22"|' in path and "- 5 hops; edge labels are the call sites" in path
+    error = await client.error("diagram", scope="../outside")
+    assert "climbs out of the project root" in error
+    error = await client.error("diagram", kind="path", scope="fetch_user", to="main")
+    assert "no call path from" in error
 
 
 async def test_deps_cycles_deadcode_stats_files(client: Client) -> None:

@@ -38,6 +38,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "serve": "serve",
     "about": "about",
     "hierarchy": "hierarchy",
+    "diagram": "diagram",
 }
 """Command name → module of ``repolens.cli`` that defines it in its ``COMMANDS``."""
 

@@ -80,3 +80,14 @@ def _resolve(path: Path) -> Path:
         return path.resolve()
     except (OSError, RuntimeError) as exc:  # symlink loops raise RuntimeError before 3.13
         raise PathError(f"cannot resolve '{path}': {exc}") from None
+
+
+def confine_scope(root: Path, scope: str) -> str:
+    """A diagram or view scope: written as a path (``/abs``, ``./x``, ``a/b``, ``..``) it
+    is confined and made root-relative (``"."`` for the root); a symbol, including
+    ``path/file.py:Name``, passes through for the symbol lookup (whose path part is
+    matched against indexed paths only)."""
+    text = scope.strip()
+    if text.startswith(("/", "./", "..")) or ("/" in text and ":" not in text):
+        return confine(root, text) or "."
+    return text

@@ -15,6 +15,7 @@ from repolens import __version__
 from repolens.mcp.runtime import Runtime
 from repolens.mcp.toolkit import register
 from repolens.mcp.tools_analysis import AnalysisTools
+from repolens.mcp.tools_diagram import DiagramTools
 from repolens.mcp.tools_graph import GraphTools
 from repolens.mcp.tools_index import IndexTools
 from repolens.mcp.tools_project import ProjectTools
@@ -36,6 +37,7 @@ docstring, code, callers and callees.
 - callers / callees / impact — who uses X, what X uses, what breaks if X changes.
 - deps, cycles, deadcode, graph_stats, files — imports of a file, import cycles, unused \
 code, graph quality, the indexed tree.
+- diagram — a Mermaid picture (imports, calls, flow, path) to show a person.
 - status, index, update, stop, remove, health, projects, watch, about — manage the index \
 (watch: start/stop/status of the file watcher; about: version, profile, where data lives).
 
@@ -61,6 +63,7 @@ def build_server(runtime: Runtime) -> MCPServer:
         SearchTools(runtime),
         GraphTools(runtime),
         AnalysisTools(runtime),
+        DiagramTools(runtime),
         IndexTools(runtime),
         ProjectTools(runtime),
     )

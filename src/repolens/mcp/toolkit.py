@@ -23,6 +23,7 @@ from pydantic import Field
 from repolens.config import ConfigError
 from repolens.mcp.paths import PathError
 from repolens.mcp.runtime import Runtime, ToolInputError
+from repolens.present.diagram import DiagramError
 from repolens.present.symbols import label
 from repolens.project import ProjectError
 from repolens.query.analysis import FileLookupError
@@ -119,7 +120,8 @@ def explain(exc: Exception) -> str:
     if isinstance(exc, FileLookupError):
         listed = "".join(f"\n- {path}" for path in exc.candidates[:10])
         return f"{exc.message}" + (f"\nDid you mean:{listed}" if listed else "")
-    if isinstance(exc, PathError | ToolInputError | StoreError | ConfigError | ProjectError):
+    plain = (PathError, ToolInputError, DiagramError, StoreError, ConfigError, ProjectError)
+    if isinstance(exc, plain):
         return str(exc)
     if isinstance(exc, sqlite3.OperationalError):
         return f"the index could not be read ({exc}); if indexing is running, ask again shortly"
