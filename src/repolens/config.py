@@ -7,6 +7,7 @@ the key, the value and what is allowed, instead of surfacing later as odd behavi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -123,6 +124,29 @@ def _extensions(value: Any) -> dict[str, str]:
     return result
 
 
+RESUME_MODES = ("current", "all", "off")
+
+
+def _resume_mode(value: Any) -> str | tuple[str, ...]:
+    """``current`` / ``all`` / ``off``, or a list of project paths; ``true`` and ``false``
+    (the setting's first form) mean ``current`` and ``off``."""
+    if isinstance(value, list):
+        return _string_list(value)
+    if isinstance(value, bool):
+        return "current" if value else "off"
+    if not isinstance(value, str):
+        raise ValueError(value)
+    text = value.strip()
+    if text.lower() in RESUME_MODES:
+        return text.lower()
+    with contextlib.suppress(ValueError):
+        return "current" if _bool(text) else "off"
+    paths = _string_list(text)  # the environment's form: ../lib,../tool
+    if not paths or not all("/" in path or path == "." for path in paths):
+        raise ValueError(value)  # a misspelt mode is an error, not a path
+    return paths
+
+
 SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("project_id", None, _optional_project_id, "letters, digits, '_' and '-'",
                 "Explicit project id (default: a short hash of the root path)."),
@@ -149,8 +173,10 @@ SPECS: tuple[SettingSpec, ...] = (
                 "Expected embedding dimensions (checked against the server)."),
     SettingSpec("watch", "auto", _choice("auto", "manual", "off"), "auto, manual or off",
                 "Whether `serve` watches files and updates the index."),
-    SettingSpec("auto_resume", True, _bool, "true or false",
-                "Resume an interrupted index when a server starts."),
+    SettingSpec("auto_resume", "current", _resume_mode,
+                "current, all, off, or a list of project paths ('../lib')",
+                "Which interrupted indexes a server resumes when it starts: its own project"
+                " (current), every project it serves (all), the listed ones, or none."),
 )  # fmt: skip
 
 

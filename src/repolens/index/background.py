@@ -123,12 +123,13 @@ class BackgroundIndexer:
         self._thread.start()
         return True
 
-    def autostart(self) -> bool:
-        """What a server does on start: resume an interrupted index (``auto_resume``) and
-        watch (``watch = auto``). A project never indexed is left alone."""
+    def autostart(self, *, resume: bool = True) -> bool:
+        """What a server does on start: resume an interrupted index (when ``resume``: the
+        server's ``auto_resume`` mode picks this project) and watch (``watch = auto``). A
+        project never indexed is left alone."""
         settings = self.project.settings
         watch = watch_allowed(settings.watch, explicit=False)
-        resume = bool(settings.auto_resume) and self._resume_needed()
+        resume = resume and self._resume_needed()
         if not self.project.db_path.exists() or not (watch or resume):
             return False
         return self.start(watch=watch)

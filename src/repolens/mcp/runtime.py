@@ -172,13 +172,24 @@ class Runtime:
 
     def auto_start(self) -> None:
         """What each project's writer does at start: an unindexed project is indexed,
-        then watched (``watch = auto``); an indexed one resumes an interrupted run and
-        watches, as ``BackgroundIndexer.autostart`` decides."""
+        then watched (``watch = auto``); an indexed one resumes an interrupted run when the
+        served project's ``auto_resume`` picks it, and watches, as
+        ``BackgroundIndexer.autostart`` decides."""
         for handle in self.handles():
             if handle.indexed():
-                handle.writer.autostart()
+                handle.writer.autostart(resume=self.resumes(handle))
             elif handle.writer.start(watch=False):
                 self.watch_after_index(handle)
+
+    def resumes(self, handle: ProjectHandle) -> bool:
+        """Whether ``auto_resume`` (the served project's setting: one server, one policy)
+        resumes ``handle``'s interrupted index: ``current`` the served project only,
+        ``all`` every project served, a list the projects whose roots it names (relative
+        to the served root), ``off`` none."""
+        mode = self.main.project.settings.auto_resume
+        if isinstance(mode, tuple):
+            return any((self.main.root / path).resolve() == handle.root for path in mode)
+        return mode == "all" or (mode == "current" and handle is self.main)
 
     def watch_after_index(self, handle: ProjectHandle, *, explicit: bool = False) -> None:
         """When the index run just started ends well, go on watching (``watch = auto``, or
