@@ -116,15 +116,19 @@ def _check_version(conn: sqlite3.Connection) -> None:
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply every migration newer than the database, each in its own transaction."""
-    current = schema_version(conn)
-    latest = latest_version()
-    if current > latest:
+    """Apply every migration newer than the database, each in its own transaction.
+
+    The version is read again inside each transaction: two first runs at once (two
+    ``repolens index`` on a fresh project) both see version 0 before either writes, and
+    the one that waited for the other's transaction must then skip what it applied."""
+    if schema_version(conn) > latest_version():
         _check_version(conn)
     for number, script in _migrations():
-        if number <= current:
+        if number <= schema_version(conn):
             continue
         with transaction(conn):
+            if number <= schema_version(conn):  # applied by another process meanwhile
+                continue
             for statement in _split_statements(script):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
