@@ -16,12 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repolens.readfile import read_regular
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 CONFIG_FILE = ".repolens.toml"
+MAX_CONFIG_BYTES = 1 << 20  # a settings file; anything larger is a mistake, not settings
 ENV_PREFIX = "REPOLENS_"
 PROJECT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -215,11 +218,13 @@ def read_config_file(root: Path) -> dict[str, Any]:
     """The table in ``.repolens.toml``, or ``{}`` when there is none."""
     path = root / CONFIG_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except OSError as exc:  # a FIFO or device is refused unread: it could block for ever
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read {path}: not UTF-8 ({exc.reason})") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

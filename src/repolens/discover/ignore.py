@@ -22,8 +22,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from repolens.readfile import read_regular
+
 GITIGNORE = ".gitignore"
 REPOLENSIGNORE = ".repolensignore"
+MAX_IGNORE_BYTES = 4 << 20  # more patterns than any real ignore file holds
 
 BUILTIN_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", "bower_components", ".next", ".nuxt", "coverage",
@@ -95,9 +98,8 @@ Stack = tuple[Level, ...]
 
 def read_lines(path: str) -> list[str]:
     """Lines of an ignore file; one we cannot read ignores nothing (never fatal)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read().splitlines()
+    try:  # a FIFO named .gitignore is refused unread, rather than block the walk
+        return read_regular(path, MAX_IGNORE_BYTES).decode("utf-8", "replace").splitlines()
     except OSError:
         return []
 

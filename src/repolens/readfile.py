@@ -1,0 +1,77 @@
+"""Reading a file the project holds: only a regular file, only so much, only inside the root.
+
+A path is checked and then read, and between the two anything can change: a file that was
+regular when discovery vetted it can be a symlink to ``/etc/passwd`` by the time a parser
+reads it, and a FIFO named ``.repolens.toml`` blocks a plain ``open()`` for ever. So the
+checks are made on the open descriptor, which is what is read: ``fstat`` says what it
+is, and the kernel says where it lies (``/proc/self/fd``), whatever the path meant a
+moment before.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+from pathlib import Path
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_F_GETPATH = 50  # macOS fcntl: the path of an open descriptor
+
+
+class ReadRefused(OSError):
+    """The file was not read: not a regular file, over the size cap, or outside the root.
+    An ``OSError`` with a ``strerror`` that says which, so callers that report
+    ``exc.strerror`` for any unreadable file need no case of their own."""
+
+    def __init__(self, code: int, reason: str, path: str | Path) -> None:
+        super().__init__(code, reason, str(path))
+
+
+def read_regular(path: str | Path, limit: int, root_real: str | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+
+    Raises ``ReadRefused`` for a FIFO, socket, device or directory (never opened for a
+    blocking read), for a file over ``limit`` bytes, and, given ``root_real`` (the real
+    path of the project root), for a file that lies outside it once opened, however it
+    was reached; other ``OSError``s as ``open`` raises them."""
+    fd = os.open(path, _FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ReadRefused(errno.EINVAL, "not a regular file", path)
+        if info.st_size > limit:
+            raise ReadRefused(errno.EFBIG, f"larger than {limit} bytes", path)
+        if root_real is not None and not inside(descriptor_path(fd, path), root_real):
+            raise ReadRefused(errno.EACCES, "leads outside the project root", path)
+        data = os.read(fd, limit + 1)
+        while len(data) <= limit and (more := os.read(fd, limit + 1 - len(data))):
+            data += more
+        if len(data) > limit:  # it grew since fstat
+            raise ReadRefused(errno.EFBIG, f"larger than {limit} bytes", path)
+        return data
+    finally:
+        os.close(fd)
+
+
+def descriptor_path(fd: int, opened_as: str | Path) -> str:
+    """Where the open file ``fd`` lies, as the kernel knows it. Without a way to ask the
+    kernel, the real path of what was opened, checked to be the same file."""
+    if sys.platform.startswith("linux"):
+        return os.readlink(f"/proc/self/fd/{fd}")
+    if sys.platform == "darwin":
+        import fcntl
+
+        raw = fcntl.fcntl(fd, _F_GETPATH, b"\0" * 1024)
+        return os.fsdecode(raw.split(b"\0", 1)[0])
+    real = os.path.realpath(opened_as)
+    here, there = os.fstat(fd), os.stat(real)
+    if (here.st_dev, here.st_ino) != (there.st_dev, there.st_ino):
+        raise ReadRefused(errno.EAGAIN, "changed while it was opened", opened_as)
+    return real
+
+
+def inside(path: str, root_real: str) -> bool:
+    """Whether the real path ``path`` lies within the real path ``root_real``."""
+    return path == root_real or path.startswith(root_real.rstrip("/") + "/")
