@@ -36,6 +36,13 @@ def read_regular(path: str | Path, limit: int, root_real: str | None = None) -> 
     blocking read), for a file over ``limit`` bytes, and, given ``root_real`` (the real
     path of the project root), for a file that lies outside it once opened, however it
     was reached; other ``OSError``s as ``open`` raises them."""
+    return read_regular_stat(path, limit, root_real)[0]
+
+
+def read_regular_stat(
+    path: str | Path, limit: int, root_real: str | None = None
+) -> tuple[bytes, os.stat_result]:
+    """``read_regular``, with the ``fstat`` of what was read."""
     fd = os.open(path, _FLAGS)
     try:
         info = os.fstat(fd)
@@ -50,7 +57,7 @@ def read_regular(path: str | Path, limit: int, root_real: str | None = None) -> 
             data += more
         if len(data) > limit:  # it grew since fstat
             raise ReadRefused(errno.EFBIG, f"larger than {limit} bytes", path)
-        return data
+        return data, info
     finally:
         os.close(fd)
 

@@ -47,3 +47,58 @@ def test_a_fifo_as_ignore_file_ignores_nothing_and_does_not_block_the_walk(
     done = repolens("index", "--no-embed", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert '"parsed": 1' in done.stdout
+
+
+SECRET = "def outside_secret():\n    return 'the text of a file outside the root'\n"
+
+
+def test_a_file_swapped_for_a_symlink_after_discovery_is_not_read(tmp_path: Path) -> None:
+    """Discovery vets each path; a file swapped for a symlink to outside the root before
+    the parser reads it must not be read (the check and the read are one act)."""
+    outside = tmp_path / "outside.py"
+    outside.write_text(SECRET)
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    for n in range(3):
+        (root / "pkg" / f"m{n}.py").write_text(f"def inside_{n}():\n    return {n}\n")
+    found = discover(root, discovery_options(make_project(root))).files
+    assert len(found) == 3
+    for file in found:  # the race, won by the attacker every time
+        Path(file.abs_path).unlink()
+        Path(file.abs_path).symlink_to(outside)
+    for file in found:
+        task = FileTask(file.path, str(file.abs_path), file.language, file.size, file.mtime_ns)
+        result = process_file(task)
+        assert result.status == "unreadable" and result.record is None
+        assert "outside the project root" in result.error
+        assert not result.chunks
+
+
+def test_a_symlink_inside_the_root_is_still_read(tmp_path: Path) -> None:
+    (tmp_path / "real.py").write_text("def inside():\n    return 1\n")
+    (tmp_path / "alias.py").symlink_to(tmp_path / "real.py")
+    (tmp_path / "sub").symlink_to(tmp_path, target_is_directory=True)
+    project = make_project(tmp_path)
+    conn = connect(project.db_path)
+    try:
+        index_project(project, conn)
+        paths = {row[0] for row in conn.execute("SELECT path FROM files")}
+    finally:
+        conn.close()
+    assert {"real.py", "alias.py"} <= paths
+
+
+def test_source_shown_to_an_agent_is_read_inside_the_root_only(tmp_path: Path) -> None:
+    from repolens.mcp.source import SourceCache
+
+    outside = tmp_path / "outside.py"
+    outside.write_text(SECRET)
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.py").write_text("def a():\n    pass\n")
+    cache = SourceCache(root)
+    assert cache("a.py") == ["def a():", "    pass"]
+    (root / "b.py").symlink_to(outside)
+    assert cache("b.py") is None
+    os.mkfifo(root / "c.py")
+    assert cache("c.py") is None  # and returns at once

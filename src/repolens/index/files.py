@@ -7,6 +7,7 @@ touches the database: the single writer in the parent stores what comes back.
 from __future__ import annotations
 
 import ctypes
+import functools
 import gc
 import hashlib
 import itertools
@@ -33,6 +34,7 @@ from repolens.parse.chunk import Chunk, chunk_file
 from repolens.parse.languages import SPEC_MODULES
 from repolens.parse.model import ParsedFile
 from repolens.parse.registry import load_grammars
+from repolens.readfile import read_regular
 from repolens.store.chunks import tokenized
 from repolens.store.graph import FileRecord, GraphRows, graph_rows
 
@@ -48,6 +50,7 @@ results in order, so the first task, of the largest files, is waited for before 
 written. Eight of them made the writer start writing late and finish last, alone (a
 tenth of a second on pip)."""
 SMALL_FIRST = 2048  # bytes: files below this are parsed first (see ``_in_order``)
+MAX_READ_BYTES = 1 << 30  # discovery caps sizes far lower; this only bounds a file that grew
 CHUNKS_AHEAD = 8  # tasks in flight per worker: enough that a slow file stalls no one
 
 
@@ -133,10 +136,22 @@ def process_file(task: FileTask) -> FileResult:
         return _process(task)
 
 
+@functools.cache
+def _real_root(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def _read(task: FileTask) -> bytes:
+    """The file's bytes, read from a descriptor checked to be a regular file inside the
+    root: discovery's checks were made on the path, which may since have been swapped
+    for a symlink to anything (``repolens.readfile``)."""
+    root = task.abs_path[: len(task.abs_path) - len(task.path)].rstrip("/") or "/"
+    return read_regular(task.abs_path, MAX_READ_BYTES, _real_root(root))
+
+
 def _process(task: FileTask, parse: bool = True) -> FileResult:
     try:
-        with open(task.abs_path, "rb") as handle:
-            data = handle.read()
+        data = _read(task)
     except FileNotFoundError:
         return FileResult(task, "vanished", error="file vanished before it was read")
     except OSError as exc:

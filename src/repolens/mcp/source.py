@@ -7,10 +7,12 @@ remembered as stale so the answer can say so rather than cite lines that may be 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
 from repolens.mcp.paths import PathError, confine
+from repolens.readfile import read_regular_stat
 
 MAX_READ_BYTES = 4_000_000
 
@@ -23,6 +25,7 @@ class SourceCache:
         self.conn = conn
         self.stale: set[str] = set()
         self._lines: dict[str, list[str] | None] = {}
+        self._real_root = os.path.realpath(root)
 
     def __call__(self, path: str) -> list[str] | None:
         """The file's lines (without newlines), or ``None`` when it cannot be read."""
@@ -31,15 +34,12 @@ class SourceCache:
         return self._lines[path]
 
     def _read(self, path: str) -> list[str] | None:
-        try:
+        try:  # confined by name, then read from a descriptor checked to lie inside too
             relative = confine(self.root, path)
-            full = self.root / relative
-            stat = full.stat()
-            if stat.st_size > MAX_READ_BYTES:
-                return None
-            text = full.read_bytes().decode("utf-8", errors="replace")
+            data, stat = read_regular_stat(self.root / relative, MAX_READ_BYTES, self._real_root)
         except (PathError, OSError):
             return None
+        text = data.decode("utf-8", errors="replace")
         self._check_fresh(path, stat.st_mtime_ns, stat.st_size)
         return text.splitlines()
 
