@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from test_fresh import make_project
 
 from repolens.discover import discover

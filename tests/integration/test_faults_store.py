@@ -56,7 +56,7 @@ def test_two_first_runs_at_once_migrate_once_and_the_loser_is_told_who_writes(
     blocker.execute("ROLLBACK")
     blocker.close()
     outputs = [run.communicate(timeout=120) for run in runs]
-    for run, (out, err) in zip(runs, outputs):
+    for run, (out, err) in zip(runs, outputs, strict=True):
         assert "Traceback" not in err, err
         assert "already exists" not in out + err and "duplicate column" not in out + err
         assert run.returncode == 0 or "being written" in out, (out, err)
