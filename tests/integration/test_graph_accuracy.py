@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from repolens.discover.languages import detect_language
-from repolens.parse import graph_languages, parse_source
+from repolens.parse import parse_source, parsed_languages
 from repolens.resolve import ResolveStats, resolve
 from repolens.store import graph
 from repolens.store.db import connect, transaction
@@ -40,7 +40,7 @@ def store_tree(conn: sqlite3.Connection, root: Path, paths: list[str] | None = N
     with transaction(conn):
         for path in paths:
             language = detect_language(path)
-            if language not in graph_languages():
+            if language not in parsed_languages():
                 continue
             data = (root / path).read_bytes()
             parsed = parse_source(path, language, data)

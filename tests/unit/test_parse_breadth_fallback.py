@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from repolens.parse.languages import LINE_ONLY_LANGUAGES
 from repolens.parse.languages.fallback import RULES, extract_lines, has_fallback
 from repolens.parse.model import ParsedFile
 
@@ -50,13 +51,32 @@ SAMPLES = {
     "vue": ("<script setup>\nimport X from './X.vue'\n</script>\n<style>\n@import 'a.css';\n"
             "</style>\n", set(), ["./X.vue", "a.css"]),
     "scss": ("@use 'theme' as t;\n@mixin card($p) {}\n", {("function", "card")}, ["theme"]),
+    # languages without any grammar wheel: this is all they get
+    "r": ('source("R/utils.R")\nlibrary(dplyr)\nclean <- function(df) df\n'
+          'tidy = function(x) {\n}\nOrder <- setRefClass("Order")\n',
+          {("function", "clean"), ("function", "tidy"), ("class", "Order")},
+          ["R/utils.R", "dplyr"]),
+    "protobuf": ('syntax = "proto3";\npackage shop.v1;\nimport "shop/money.proto";\n'
+                 "message Order {\n  Money total = 1;\n}\nenum State {\n  NEW = 0;\n}\n"
+                 "service Orders {\n  rpc Place(Order) returns (Order);\n}\n",
+                 {("namespace", "shop.v1"), ("struct", "Order"), ("enum", "State"),
+                  ("interface", "Orders"), ("method", "Place")}, ["shop/money.proto"]),
+    "graphql": ('#import "./fragments.graphql"\ntype Order implements Node {\n  id: ID!\n}\n'
+                "enum State { NEW }\ninput OrderInput {\n  id: ID\n}\n"
+                "query OrdersPage($first: Int) {\n  orders { id }\n}\n",
+                {("class", "Order"), ("enum", "State"), ("class", "OrderInput"),
+                 ("function", "OrdersPage")}, ["./fragments.graphql"]),
+    "godot": ('[gd_scene format=3]\n[ext_resource type="Script" path="res://p.gd" id="1"]\n'
+              '[node name="Player" type="Node2D"]\n', {("variable", "Player")}, ["res://p.gd"]),
+    "liquid": ("{% assign total = cart.total %}\n{% render 'price', value: total %}\n",
+               {("variable", "total")}, ["price"]),
 }  # fmt: skip
 
 
 def test_every_breadth_language_has_rules() -> None:
     assert all(has_fallback(language) for language in BREADTH)
     assert not has_fallback("python")  # languages with core grammars have no fallback
-    assert set(BREADTH) == set(RULES)
+    assert set(BREADTH) | LINE_ONLY_LANGUAGES == set(RULES)
 
 
 @pytest.mark.parametrize("language", sorted(SAMPLES))

@@ -20,6 +20,7 @@ from repolens.cli.common import (
     project_option,
 )
 from repolens.config import ConfigError, describe, load_settings
+from repolens.present.status import LINE_LEVEL_LABEL
 from repolens.project import ProjectError, find_root
 from repolens.store.db import StoreError
 
@@ -45,6 +46,9 @@ def _print_status(status: dict[str, Any]) -> None:
     for language, count in status["languages"].items():
         table.add_row(language, str(count))
     console().print(table)
+    if files.get("line_level"):
+        counts = ", ".join(f"{k} {v}" for k, v in files["line_level"].items())
+        console().print(f"{LINE_LEVEL_LABEL}: {counts}")
     if files["skipped"]:
         console().print("Skipped: " + ", ".join(f"{k} {v}" for k, v in files["skipped"].items()))
     graph = status["graph"]

@@ -38,6 +38,10 @@ EXTENSIONS: Mapping[str, str] = {
     ".css": "css",
     ".scss": "scss", ".sass": "scss",
     ".less": "less",
+    ".gd": "gdscript", ".tscn": "godot", ".tres": "godot", ".godot": "godot",
+    ".r": "r", ".rmd": "markdown",
+    ".astro": "astro", ".liquid": "liquid", ".styl": "stylus",
+    ".heex": "eex", ".eex": "eex", ".leex": "eex",
     ".html": "html", ".htm": "html", ".xhtml": "html",
     ".md": "markdown", ".mdx": "markdown", ".markdown": "markdown",
     ".rst": "rst",
@@ -67,6 +71,8 @@ NAMES: Mapping[str, str] = {
     ".bashrc": "bash", ".bash_profile": "bash", ".bash_aliases": "bash", ".profile": "bash",
     ".zshrc": "bash", ".zprofile": "bash", ".envrc": "bash",
     ".editorconfig": "ini", ".gitconfig": "ini",
+    "Procfile": "text", ".env.example": "text", ".env.sample": "text", ".gitignore": "text",
+    ".dockerignore": "text", ".gitattributes": "text", ".npmignore": "text",
 }  # fmt: skip
 
 # Extensionless prose files (README, LICENSE...) are text.

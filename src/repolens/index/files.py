@@ -31,7 +31,7 @@ from repolens import collector
 from repolens.index.lock import forget_inherited
 from repolens.parse import parse_source
 from repolens.parse.chunk import Chunk, chunk_file
-from repolens.parse.languages import SPEC_MODULES
+from repolens.parse.languages import PARSED_LANGUAGES
 from repolens.parse.model import ParsedFile
 from repolens.parse.registry import load_grammars
 from repolens.readfile import read_regular
@@ -162,9 +162,9 @@ def _process(task: FileTask, parse: bool = True) -> FileResult:
     text, note = decode(data)
     parsed: ParsedFile | None = None
     status = "text"
-    if task.language in SPEC_MODULES and not parse:
+    if task.language in PARSED_LANGUAGES and not parse:
         status, note = "failed", "; ".join(part for part in (note, CRASHED) if part)
-    elif task.language in SPEC_MODULES:  # a failed grammar is reported by parse_source
+    elif task.language in PARSED_LANGUAGES:  # a failed grammar is reported by parse_source
         parsed = parse_source(task.path, task.language, data)
         status = _parse_status(parsed)
         note = "; ".join(part for part in (note, parsed.error) if part)

@@ -11,6 +11,8 @@ from repolens.index.pipeline import needs_resume
 from repolens.project import Project
 from repolens.store.db import get_meta, schema_version
 
+LINE_LEVEL = "%line-level extraction%"  # the parse error of a file outlined line by line
+
 
 def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
     """Counts by language and parse status, skipped files by reason, graph size."""
@@ -18,11 +20,21 @@ def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
         conn.execute("SELECT language, count(*) FROM files GROUP BY language ORDER BY 2 DESC")
     )
     parse_status = dict(conn.execute("SELECT parse_status, count(*) FROM files GROUP BY 1"))
+    # files outlined line by line are counted by language, not listed one by one: a
+    # project in R has as many of them as it has R files
+    line_level = dict(
+        conn.execute(
+            "SELECT language, count(*) FROM files WHERE parse_error LIKE ?"
+            " GROUP BY language ORDER BY 2 DESC",
+            (LINE_LEVEL,),
+        )
+    )
     problems = [
         {"file": row[0], "status": row[1], "error": row[2]}
         for row in conn.execute(
             "SELECT path, parse_status, parse_error FROM files WHERE parse_error != ''"
-            " ORDER BY path LIMIT 20"
+            " AND parse_error NOT LIKE ? ORDER BY path LIMIT 20",
+            (LINE_LEVEL,),
         )
     ]
     indexed = sum(languages.values())
@@ -40,6 +52,7 @@ def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
             "skipped_examples": json.loads(get_meta(conn, "skipped_examples", "{}")),
             "parse_status": parse_status,
             "problems": problems,
+            "line_level": line_level,
         },
         "languages": languages,
         "graph": {

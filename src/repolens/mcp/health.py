@@ -13,7 +13,7 @@ import sqlite3
 from repolens import __version__
 from repolens.index.lock import writer_status
 from repolens.mcp.runtime import ProjectHandle
-from repolens.parse.registry import grammar_status
+from repolens.parse.registry import LINE_ONLY, grammar_status
 from repolens.store.db import StoreError, connect, latest_version, schema_version
 
 Check = tuple[str, str]  # (level, text)
@@ -70,12 +70,16 @@ def _index(handle: ProjectHandle) -> Check:
 
 def _grammars() -> Check:
     status = grammar_status()
-    broken = {lang: why for lang, why in status.items() if why != "ok"}
+    lines = sorted(lang for lang, why in status.items() if why == LINE_ONLY)
+    broken = {lang: why for lang, why in status.items() if why not in ("ok", LINE_ONLY)}
     loaded = sorted(lang for lang, why in status.items() if why == "ok")
+    line_level = f"; line-level only (no grammar wheel): {', '.join(lines)}" if lines else ""
     if broken:
         listed = "; ".join(f"{lang}: {why}" for lang, why in sorted(broken.items()))
-        return "warn", f"grammars loaded: {', '.join(loaded) or 'none'}; unavailable: {listed}"
-    return "ok", f"grammars: {', '.join(loaded)}"
+        return "warn", (
+            f"grammars loaded: {', '.join(loaded) or 'none'}; unavailable: {listed}{line_level}"
+        )
+    return "ok", f"grammars: {', '.join(loaded)}{line_level}"
 
 
 def _embeddings(handle: ProjectHandle) -> Check:

@@ -6,9 +6,9 @@ lazily per process, parsers per thread), so it can run in worker processes.
 
 from repolens.parse.extract import parse_source
 from repolens.parse.model import Binding, Import, ParsedFile, Reference, Symbol
-from repolens.parse.registry import grammar_status, graph_languages
+from repolens.parse.registry import grammar_status, graph_languages, parsed_languages
 
-EXTRACTION_VERSION = "60"
+EXTRACTION_VERSION = "61"
 """Bump when what a file yields (symbols, references, chunks) changes for the same bytes:
 an index written by another version parses every file again, as content hashes alone
 would keep the old facts of unchanged files forever."""
@@ -23,4 +23,5 @@ __all__ = [
     "grammar_status",
     "graph_languages",
     "parse_source",
+    "parsed_languages",
 ]

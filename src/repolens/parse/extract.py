@@ -333,9 +333,14 @@ class _Matches:
         if end - start > _REF_MAX:
             return  # an attribute of some long expression: not a callback's name
         text = self.src[start:end].decode("utf-8", "replace")
-        if text in self.spec.skip_refs or not DOTTED.fullmatch(text):
+        if self.spec.ref_text is not None:  # a dotted name that is one name (`var.region`)
+            name, receiver = self.spec.ref_text(text), None
+            if not name:
+                return
+        elif text in self.spec.skip_refs or not DOTTED.fullmatch(text):
             return
-        name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
+        else:
+            name, receiver = split_last(text)  # `a.b`, `A::b`, Java's `this::handle`
         source = self.table.enclosing(start)
         if receiver is None and self.locals.holds(source, name, start):
             return  # only ever a local (see ``params``)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Language, Parser, Query
 
-from repolens.parse.languages import SPEC_MODULES
+from repolens.parse.languages import LINE_ONLY_LANGUAGES, PARSED_LANGUAGES, SPEC_MODULES
 from repolens.parse.spec import LanguageSpec
 
 
@@ -130,8 +130,12 @@ def get_parser(grammar: Grammar) -> Parser:
     return parser
 
 
+LINE_ONLY = "line-level: no grammar wheel exists (definitions and imports, no calls)"
+
+
 def grammar_status() -> dict[str, str]:
-    """language -> "ok" | "missing: <why>" | "broken: <why>" | "fallback: line-level (<why>)"."""
+    """language -> "ok" | "missing: <why>" | "broken: <why>" | "fallback: line-level (<why>)"
+    | ``LINE_ONLY`` (a language no grammar wheel exists for)."""
     from repolens.parse.languages.fallback import has_fallback
 
     status: dict[str, str] = {}
@@ -142,9 +146,19 @@ def grammar_status() -> dict[str, str]:
             status[language] = f"fallback: line-level ({failure(language)})"
         else:
             status[language] = failure(language)
+    for language in sorted(LINE_ONLY_LANGUAGES):
+        status[language] = LINE_ONLY
     return status
 
 
 def graph_languages() -> frozenset[str]:
     """Languages with a spec whose grammar and query load on this machine."""
     return frozenset(lang for lang, state in grammar_status().items() if state == "ok")
+
+
+def parsed_languages() -> frozenset[str]:
+    """Languages whose files are parsed here: by grammar, or line by line (a grammar that
+    cannot load with a fallback, or a language without a grammar wheel)."""
+    from repolens.parse.languages.fallback import has_fallback
+
+    return graph_languages() | {lang for lang in PARSED_LANGUAGES if has_fallback(lang)}

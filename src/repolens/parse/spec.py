@@ -216,3 +216,6 @@ class LanguageSpec:
     # named after its stem and spanning it; see ``Embedded.in_file_symbol``.
     file_symbol: str = ""
     top_query: str = ""  # patterns rooted at the root node, matched there only (see above)
+    # the one name a ``@ref``'s text stands for, dots and all, or "" for none (Terraform's
+    # ``module.vpc.subnet_id`` is a use of ``module.vpc``); None: split at the last dot
+    ref_text: TextHook | None = None

@@ -9,6 +9,8 @@ from typing import Any
 from repolens.present.format import Answer, plural
 from repolens.present.graph import render_mapping
 
+LINE_LEVEL_LABEL = "Line-level only (definitions and imports, no call graph)"
+
 
 def ago(timestamp: float | None) -> str:
     if not timestamp:
@@ -53,6 +55,10 @@ def render_status(out: Answer, data: Mapping[str, Any]) -> None:
     languages = data.get("languages", {})
     if languages:
         out.add_clipped("Languages: " + ", ".join(f"{k} {v}" for k, v in languages.items()))
+    line_level = files.get("line_level", {})
+    if line_level:
+        counts = ", ".join(f"{k} {v}" for k, v in line_level.items())
+        out.add_clipped(f"{LINE_LEVEL_LABEL}: {counts}")
     _skipped(out, files)
     if isinstance(data.get("embedding"), Mapping):
         out.add("Embeddings:")

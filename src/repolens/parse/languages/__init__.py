@@ -29,4 +29,12 @@ SPEC_MODULES: dict[str, str] = {
     "css": "repolens.parse.languages.css",
     "scss": "repolens.parse.languages.scss",
     "less": "repolens.parse.languages.less",
+    "gdscript": "repolens.parse.languages.gdscript",
+    "terraform": "repolens.parse.languages.terraform",
 }
+
+LINE_ONLY_LANGUAGES = frozenset({"r", "protobuf", "graphql", "godot", "astro", "liquid", "stylus"})
+"""Languages no grammar wheel exists for: ``line_only`` outlines them line by line."""
+
+PARSED_LANGUAGES = frozenset(SPEC_MODULES) | LINE_ONLY_LANGUAGES
+"""Languages whose files are parsed (by grammar, or line by line) rather than only chunked."""

@@ -14,41 +14,14 @@ is in ``graph_languages()`` *or* ``has_fallback(language)``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from repolens.parse.languages.line_only import LINE_ONLY_RULES
+from repolens.parse.languages.line_rules import KIND_WORDS, LineRules
+from repolens.parse.languages.line_rules import N as _N
+from repolens.parse.languages.line_rules import defs as _defs
+from repolens.parse.languages.line_rules import imports as _imports
 from repolens.parse.languages.stylesheets import block_imports
 from repolens.parse.model import Import, ParsedFile, Symbol
-
-_N = r"(?P<name>[A-Za-z_][\w]*)"
-
-
-@dataclass(frozen=True, slots=True)
-class LineRules:
-    """Patterns one line is matched against. A definition pattern's ``kind`` group (when
-    present) picks the kind from ``KIND_WORDS``; an import's ``module`` group is the
-    specifier, ``alias`` the bound name; ``wildcard`` says whether imports bind all names."""
-
-    definitions: tuple[tuple[str, re.Pattern[str]], ...]
-    imports: tuple[re.Pattern[str], ...] = ()
-    wildcard: bool = False
-    stylesheet: bool = False  # imports are @import/@use/@forward statements
-
-
-KIND_WORDS = {
-    "class": "class", "record": "class", "object": "class", "actor": "class",
-    "struct": "struct", "union": "struct", "interface": "interface", "trait": "trait",
-    "mixin": "trait", "protocol": "protocol", "enum": "enum", "module": "module",
-    "namespace": "namespace", "extension": "class", "defmodule": "module",
-}  # fmt: skip
-
-
-def _defs(*items: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((kind, re.compile(pattern)) for kind, pattern in items)
-
-
-def _imports(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for p in patterns)
-
 
 _TYPE = r"\b(?P<kind>class|struct|union|enum|interface|record|trait|object|mixin|protocol|actor)"
 _C_FUNCTION = (
@@ -163,6 +136,7 @@ RULES: dict[str, LineRules] = {
     "less": LineRules((), stylesheet=True),
 }
 RULES["svelte"] = RULES["vue"]
+RULES.update(LINE_ONLY_RULES)
 
 
 def has_fallback(language: str) -> bool:

@@ -36,6 +36,15 @@ _SPEC_OF_LANGUAGE: dict[str, str] = {
     "scss": "web_assets.SPEC",
     "svelte": "web_assets.SPEC",
     "vue": "web_assets.SPEC",
+    "astro": "web_assets.SPEC",
+    "stylus": "web_assets.SPEC",
+    "gdscript": "godot.SPEC",
+    "godot": "godot.SPEC",
+    "r": "by_path.R",
+    "protobuf": "by_path.PROTOBUF",
+    "graphql": "by_path.GRAPHQL",
+    "liquid": "by_path.LIQUID",
+    "terraform": "terraform.SPEC",
 }
 """``files.language`` -> ``module.ATTRIBUTE`` of this package holding its spec."""
 

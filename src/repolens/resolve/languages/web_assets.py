@@ -1,4 +1,4 @@
-"""Vue/Svelte components and CSS/SCSS/LESS stylesheets: imports by path, as bundlers do.
+"""Vue/Svelte/Astro components and CSS/SCSS/LESS/Stylus stylesheets: imports by path.
 
 A specifier is tried relative to the importing file, then through the nearest
 ``tsconfig``/``jsconfig`` ``paths`` (``@/x``), then the ``@/``/``~/`` -> ``src/`` convention
@@ -26,10 +26,10 @@ from repolens.resolve.languages.tsconfig import ConfigFinder
 from repolens.resolve.project import FileRow, ImportRow, Project
 
 WEB_LANGUAGES = frozenset({"vue", "svelte", "css", "scss", "less", "typescript", "tsx",
-                           "javascript"})  # fmt: skip
-STYLE_LANGUAGES = frozenset({"css", "scss", "less"})
-EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".vue", ".svelte", ".d.ts",
-              ".scss", ".sass", ".css", ".less")  # fmt: skip
+                           "javascript", "astro", "stylus"})  # fmt: skip
+STYLE_LANGUAGES = frozenset({"css", "scss", "less", "stylus"})
+EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".vue", ".svelte", ".astro", ".d.ts",
+              ".scss", ".sass", ".css", ".less", ".styl")  # fmt: skip
 _EXTERNAL = ("sass:", "http:", "https:", "//", "~", "data:")
 
 
@@ -103,7 +103,7 @@ COMPONENT_BUILTINS = frozenset(
 
 SPEC = LanguageSpec(
     name="web_assets",
-    languages=frozenset({"vue", "svelte", "css", "scss", "less"}),
+    languages=frozenset({"vue", "svelte", "css", "scss", "less", "astro", "stylus"}),
     build_layout=build_layout,
     builtins=CSS_BUILTINS | COMPONENT_BUILTINS | typescript.BUILTINS,
     builtin_types=typescript.BUILTIN_TYPES,
