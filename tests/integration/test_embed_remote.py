@@ -415,11 +415,14 @@ def test_a_provider_that_fails_pins_no_profile_and_reembed_switches(
             "REPOLENS_EMBED_BASE_URL": f"http://127.0.0.1:{free_port()}"}  # fmt: skip
     failed = repolens(root, "index", **down)
     assert failed.returncode == 1 and "cannot connect to Ollama" in failed.stderr
+    assert "Embeddings: 0/" in repolens(root, "status", **down).stdout
 
     local = repolens(root, "index", "--json")
     assert local.returncode == 0, local.stdout + local.stderr
     first = json.loads(local.stdout)["embed"]
     assert first["embedded"] > 0 and first["remaining"] == 0
+    shown = repolens(root, "status").stdout  # the embedded share, in text too
+    assert f"Embeddings: {first['chunks']}/{first['chunks']} chunks (100%)" in shown
 
     up = {"REPOLENS_EMBED_PROVIDER": "ollama", "REPOLENS_EMBED_BASE_URL": server.url}
     refused = repolens(root, "index", **up)

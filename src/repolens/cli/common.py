@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import signal
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from repolens.config import ConfigError
+from repolens.index import lock
 from repolens.project import Project, ProjectError, open_project
 from repolens.store.db import StoreError, connect
 
@@ -133,3 +137,25 @@ def progress_bars(enabled: bool) -> Iterator[ProgressFn]:
             progress.update(tasks[stage], completed=done, total=total)
 
         yield update
+
+
+@contextmanager
+def stop_on_interrupt(data_dir: Path) -> Iterator[Callable[[], bool]]:
+    """Ctrl-C as ``repolens stop``: the writer stops after its current batch, keeping all
+    it committed, and holds the lock (so ``status`` shows it, stopping) until it has. A
+    second Ctrl-C quits at once. Yields whether Ctrl-C was pressed."""
+    pressed = threading.Event()
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        if pressed.is_set():
+            raise KeyboardInterrupt
+        pressed.set()
+        with suppress(OSError):  # a full disk: the flag alone stops this process
+            lock.request_stop(data_dir)
+        os.write(2, "\nstopping after the current batch… (Ctrl-C again to quit at once)\n".encode())
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield pressed.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -33,6 +33,7 @@ from repolens.cli.common import (
     open_index,
     progress_bars,
     project_option,
+    stop_on_interrupt,
 )
 from repolens.index import lock
 from repolens.project import Project
@@ -71,18 +72,51 @@ def index_command(path: Path | None, no_embed: bool, reembed: bool, as_json: boo
     project = load_project(path, as_json)
     show = not as_json and sys.stderr.isatty()
     result: dict[str, Any] = {"project": str(project.root)}
-    with open_index(project, as_json, readonly=False) as conn, progress_bars(show) as progress:
+    with (
+        open_index(project, as_json, readonly=False) as conn,
+        progress_bars(show) as progress,
+        stop_on_interrupt(project.data_dir) as pressed,
+    ):
         try:
             with lock.hold(project.data_dir, "indexer") as writer:
-                report = index_project(
-                    project, conn, progress=progress, should_stop=writer.stop_requested
-                )
+                stop = _stop_check(writer, pressed)
+                report = index_project(project, conn, progress=progress, should_stop=stop)
                 result["index"] = asdict(report)
                 if not no_embed:
-                    result["embed"] = _embed(project, writer, as_json, progress, reembed)
-        except (IndexCancelled, lock.WriterBusy) as exc:
+                    result["embed"] = _embed(project, stop, as_json, progress, reembed)
+        except lock.WriterBusy as exc:
             fail(str(exc), as_json, **result)
+        except IndexCancelled as exc:
+            _stopped(f"{exc}; run `repolens update` to resume", pressed(), as_json, result)
+    _stopped_embedding(result, pressed(), as_json)
     emit(result, as_json, lambda: _print_index(result))
+
+
+def _stop_check(writer: lock.WriterLock, pressed: Callable[[], bool]) -> Callable[[], bool]:
+    return lambda: pressed() or writer.stop_requested()
+
+
+def _stopped(message: str, pressed: bool, as_json: bool, result: dict[str, Any]) -> NoReturn:
+    """The end of a run stopped by Ctrl-C (exit 130) or `repolens stop` (exit 1): what
+    it kept and how to go on. The writer lock is released by now."""
+    from rich.markup import escape  # rich loads only when there is something to say
+
+    if as_json:
+        print(json.dumps({"error": f"stopped: {message}", "stopped": True, **result}, default=str))
+    else:
+        err_console().print(f"[bold yellow]stopped[/] {escape(message)}", markup=True)
+    sys.exit(130 if pressed else 1)
+
+
+def _stopped_embedding(result: dict[str, Any], pressed: bool, as_json: bool) -> None:
+    embed = result.get("embed")
+    if isinstance(embed, dict) and embed.get("cancelled"):
+        left = embed.get("remaining", 0)
+        _stopped(
+            f"with {left} chunks not embedded; the graph and keyword search are complete;"
+            " run `repolens index` to embed the rest",
+            pressed, as_json, result,
+        )  # fmt: skip
 
 
 def _print_index(result: dict[str, Any]) -> None:
@@ -113,24 +147,32 @@ def update_command(
 
     project = load_project(path, as_json)
     result: dict[str, Any] = {"project": str(project.root)}
-    with open_index(project, as_json, readonly=False) as conn:
+    with (
+        open_index(project, as_json, readonly=False) as conn,
+        stop_on_interrupt(project.data_dir) as pressed,
+    ):
         try:
             with lock.hold(project.data_dir, "update") as writer:
+                stop = _stop_check(writer, pressed)
                 if files:
-                    report = update_paths(project, conn, [str(Path(f).absolute()) for f in files])
+                    paths = [str(Path(f).absolute()) for f in files]
+                    report = update_paths(project, conn, paths, should_stop=stop)
                 else:
-                    report = index_project(project, conn)
+                    report = index_project(project, conn, should_stop=stop)
                 result["index"] = asdict(report)
                 if not no_embed:
-                    result["embed"] = _embed(project, writer, as_json)
-        except (IndexCancelled, lock.WriterBusy) as exc:
+                    result["embed"] = _embed(project, stop, as_json)
+        except lock.WriterBusy as exc:
             fail(str(exc), as_json, **result)
+        except IndexCancelled as exc:
+            _stopped(f"{exc}; run `repolens update` to resume", pressed(), as_json, result)
+    _stopped_embedding(result, pressed(), as_json)
     emit(result, as_json, lambda: click.echo(f"Update: {_summary(report)}"))
 
 
 def _embed(
     project: Project,
-    writer: lock.WriterLock,
+    stop: Callable[[], bool],
     as_json: bool,
     progress: ProgressFn | None = None,
     reembed: bool = False,
@@ -144,7 +186,7 @@ def _embed(
             err_console().print(f"[yellow]{note}[/]", markup=True)
         return {"skipped": note}
     try:
-        return embedder(writer.stop_requested)
+        return embedder(stop)
     except Exception as exc:  # the graph and keyword index are already updated
         fail(f"index updated; embedding failed: {exc}", as_json)
 

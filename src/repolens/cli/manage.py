@@ -29,12 +29,16 @@ from repolens.store.db import StoreError
 @project_option
 @json_option
 def status_command(project_path: Path | None, as_json: bool) -> None:
-    """What the index holds: files by language, skipped files by reason, graph size."""
-    from repolens.index.status import index_status  # loads the indexer: only for this command
+    """What the index holds: files by language, skipped files by reason, graph size,
+    embedded share, the writer, and whether an interrupted run waits to be resumed."""
+    # the indexer and the embedding provider load only for this command
+    from repolens.index.providers import provider_or_reason
+    from repolens.index.status import embedding_status, index_status
 
     project = load_project(project_path, as_json)
     with open_index(project, as_json) as conn:
         status = index_status(project, conn)
+        status["embedding"] = embedding_status(conn, *provider_or_reason(project.settings))
     emit(status, as_json, lambda: _print_status(status))
 
 
@@ -55,9 +59,15 @@ def _print_status(status: dict[str, Any]) -> None:
     console().print(f"Graph: {graph['symbols']} symbols, {graph['edges']} edges")
     writer = status.get("writer")
     who = f"{writer['role']} (pid {writer['pid']} on {writer['host']})" if writer else "none"
-    console().print(f"Writer: {who}")
-    if "embedding" in status:
-        console().print(f"Embedding: {status['embedding']}")
+    stopping = ", stopping after its current batch" if writer and writer["stop_requested"] else ""
+    console().print(f"Writer: {who}{stopping}")
+    if status["resume_needed"] and not writer:
+        console().print("[bold yellow]Interrupted:[/] run `repolens update` to resume")
+    embedding = status["embedding"]
+    shown = embedding.get("embedded") or embedding.get("provider", "")
+    console().print(f"Embeddings: {shown}; profile in index {embedding['profile in index']}")
+    if "pending" in embedding:
+        console().print(f"  [yellow]{embedding['pending']}[/]")
 
 
 @click.command("remove")

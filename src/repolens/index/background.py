@@ -63,16 +63,12 @@ def make_embedder(
 ) -> tuple[Embedder | None, str]:
     """An embedding step for the project's provider, or ``None`` and why not. ``reembed``
     embeds every chunk again under the provider's profile, switching the index to it."""
-    from repolens.embed.base import EmbeddingError
     from repolens.index.embedding import embed_pending
-    from repolens.index.providers import provider_for
+    from repolens.index.providers import provider_or_reason
 
-    try:
-        provider = provider_for(project.settings)
-    except EmbeddingError as exc:
-        return None, f"embedding provider unavailable: {exc}"
+    provider, why = provider_or_reason(project.settings)
     if provider is None:
-        return None, "embeddings are off (embed_provider = none)"
+        return None, why
 
     def embed(should_stop: StopCheck) -> Any:
         conn = connect(project.db_path)

@@ -86,7 +86,11 @@ def init_worker(writer_pid: int, direct_child: bool) -> None:
 
     The cyclic garbage collector stays off for the worker's life (see ``_process_chunk``
     for when it runs), and what the worker inherited is frozen: never walked by it, so
-    never copied out of the pages it shares with the writer."""
+    never copied out of the pages it shares with the writer.
+
+    Ctrl-C reaches every process of the terminal's group: a worker ignores it and lets
+    the writer decide (it stops after its current batch, and its workers with it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.freeze()
     gc.disable()
     forget_inherited()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from repolens.config import Settings
-from repolens.embed import EmbeddingProvider, create_provider
+from repolens.embed import EmbeddingError, EmbeddingProvider, create_provider
 
 
 def provider_for(settings: Settings) -> EmbeddingProvider | None:
@@ -16,3 +16,12 @@ def provider_for(settings: Settings) -> EmbeddingProvider | None:
         api_key=settings.embed_api_key or None,
         dims=settings.embed_dims,
     )
+
+
+def provider_or_reason(settings: Settings) -> tuple[EmbeddingProvider | None, str]:
+    """The provider, or ``None`` and why there is none, in words for people."""
+    try:
+        provider = provider_for(settings)
+    except EmbeddingError as exc:
+        return None, f"embedding provider unavailable: {exc}"
+    return provider, "" if provider else "embeddings are off (embed_provider = none)"

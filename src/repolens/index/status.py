@@ -6,10 +6,12 @@ import json
 import sqlite3
 from typing import Any
 
+from repolens.embed.base import EmbeddingProvider
 from repolens.index.lock import writer_status
 from repolens.index.pipeline import needs_resume
 from repolens.project import Project
 from repolens.store.db import get_meta, schema_version
+from repolens.store.embeddings import effective_profile, embedded_share, profile_status
 
 LINE_LEVEL = "%line-level extraction%"  # the parse error of a file outlined line by line
 
@@ -70,3 +72,23 @@ def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
         "schema_version": schema_version(conn),
         "last_index": float(last) if last else None,
     }
+
+
+def embedding_status(
+    conn: sqlite3.Connection, provider: EmbeddingProvider | None, why: str
+) -> dict[str, Any]:
+    """Share of chunks embedded, the profile in the index and whether the settings ask
+    for a different one (which needs a re-embed to take effect); ``why`` says why there
+    is no ``provider``."""
+    effective = effective_profile(conn)
+    data: dict[str, Any] = {"profile in index": effective["key"] if effective else "none"}
+    if provider is None:
+        data["provider"] = why
+        return data
+    key = provider.profile.key()
+    done, total = embedded_share(conn, key)
+    data["embedded"] = f"{done}/{total} chunks ({100 * done / total if total else 0:.0f}%)"
+    data["requested profile"] = key
+    if profile_status(conn, provider.profile)["pending"]:
+        data["pending"] = "settings ask for another model: run `repolens index --reembed`"
+    return data

@@ -18,16 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from repolens.embed import EmbeddingError
 from repolens.index.background import BackgroundIndexer
-from repolens.index.embedding import embedded_share, profile_status
+from repolens.index.embedding import embedded_share
 from repolens.index.lock import writer_status
-from repolens.index.providers import provider_for
+from repolens.index.providers import provider_or_reason
+from repolens.index.status import embedding_status
 from repolens.index.watcher import watch_allowed
 from repolens.mcp.paths import PathError, confine
 from repolens.project import Project
 from repolens.store.db import StoreError, connect
-from repolens.store.embeddings import effective_profile
 
 
 class ToolInputError(Exception):
@@ -105,30 +104,12 @@ class ProjectHandle:
         ``None`` and why not."""
         with self._provider_lock:
             if self._provider is None and not self._provider_error:
-                try:
-                    self._provider = provider_for(self.project.settings)
-                except EmbeddingError as exc:
-                    self._provider_error = f"semantic search unavailable: {exc}"
-                if self._provider is None and not self._provider_error:
-                    self._provider_error = "embeddings are off (embed_provider = none)"
+                self._provider, self._provider_error = provider_or_reason(self.project.settings)
             return self._provider, self._provider_error
 
     def embedding_status(self, conn: sqlite3.Connection) -> dict[str, Any]:
-        """Share of chunks embedded, the profile in the index and whether the settings ask
-        for a different one (which needs a re-embed to take effect)."""
-        provider, why = self.provider()
-        effective = effective_profile(conn)
-        data: dict[str, Any] = {"profile in index": effective["key"] if effective else "none"}
-        if provider is None:
-            data["provider"] = why
-            return data
-        key = provider.profile.key()
-        done, total = embedded_share(conn, key)
-        data["embedded"] = f"{done}/{total} chunks ({100 * done / total if total else 0:.0f}%)"
-        data["requested profile"] = key
-        if profile_status(conn, provider.profile)["pending"]:
-            data["pending"] = "settings ask for another model: run `repolens index --reembed`"
-        return data
+        """Share of chunks embedded, the profile in the index, whether another is asked."""
+        return embedding_status(conn, *self.provider())
 
     def query_provider(self, conn: sqlite3.Connection) -> tuple[Any, str]:
         """The embedding provider for queries when some vectors exist for it, else
