@@ -111,12 +111,11 @@ def _string_list(value: Any) -> tuple[str, ...]:
 
 
 def _extensions(value: Any) -> dict[str, str]:
-    """``{".foo": "python"}`` in the file; ``.foo:python,.bar:ruby`` in the environment."""
+    """``{".foo": "python"}`` in the file; ``.foo:python,.bar:ruby`` in the environment and
+    on the command line, where a bare ``.tpl`` is indexed as text (chunked for search)."""
     if isinstance(value, str):
         pairs = [part.split(":", 1) for part in value.split(",") if part.strip()]
-        if any(len(pair) != 2 for pair in pairs):
-            raise ValueError(value)
-        value = {ext.strip(): lang.strip() for ext, lang in pairs}
+        value = {pair[0].strip(): pair[1].strip() if len(pair) == 2 else "text" for pair in pairs}
     if not isinstance(value, dict):
         raise ValueError(value)
     result = {}
@@ -159,7 +158,8 @@ SPECS: tuple[SettingSpec, ...] = (
                 "a directory path", "Where indexes live (default: <root>/.repolens)."),
     SettingSpec("max_file_size", 1_000_000, _positive_int, "a positive number of bytes",
                 "Files larger than this are skipped (counted as too_large)."),
-    SettingSpec("extra_extensions", {}, _extensions, 'a table like {".foo" = "python"}',
+    SettingSpec("extra_extensions", {}, _extensions,
+                'a table like {".foo" = "python"} (or ".foo:python,.tpl")',
                 "Extra file extensions mapped to a language."),
     SettingSpec("ignore", (), _string_list, "a list of gitignore-style patterns",
                 "Extra ignore patterns on top of .gitignore and .repolensignore."),
@@ -212,6 +212,13 @@ def _validate(spec: SettingSpec, raw: Any, origin: str) -> Any:
         raise ConfigError(
             f"invalid {spec.name} = {raw!r} (from {origin}): expected {spec.allowed}"
         ) from None
+
+
+def parse_setting(name: str, raw: Any, origin: str) -> Any:
+    """``raw`` read and validated as setting ``name`` would be, for values given per call
+    (a command option, a tool argument); errors name ``origin``."""
+    spec = next(spec for spec in SPECS if spec.name == name)
+    return _validate(spec, raw, origin)
 
 
 def read_config_file(root: Path) -> dict[str, Any]:

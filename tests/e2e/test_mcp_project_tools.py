@@ -146,3 +146,19 @@ async def test_hierarchy_tool_lists_subclasses_and_bases(project: Path) -> None:
         assert "subclasses and implementations" not in text
         failed, text = await call(session, "hierarchy", symbol="NoSuchClass")
         assert failed and "NoSuchClass" in text
+
+
+async def test_update_with_extra_extensions_indexes_them_and_rejects_bad_ones(
+    project: Path,
+) -> None:
+    (project / "shop" / "receipt.tpl").write_text("Thank you for the order {{ receipt_footer }}\n")
+    async for session in serve(project, "off"):
+        await indexed(session)
+        _, text = await call(session, "search", query="receipt_footer")
+        assert "receipt.tpl" not in text
+        failed, text = await call(session, "update", extraExtensions="tpl")
+        assert failed and "extraExtensions" in text and "extra_extensions" in text
+        failed, text = await call(session, "update", extraExtensions=".tpl")
+        assert not failed, text
+        _, text = await call(session, "search", query="receipt_footer")
+        assert "shop/receipt.tpl" in text

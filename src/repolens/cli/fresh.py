@@ -47,6 +47,21 @@ if TYPE_CHECKING:
 PATH_ARGUMENT = click.argument(
     "path", required=False, type=click.Path(path_type=Path, file_okay=False)
 )
+EXTRA_EXT_OPTION = click.option(
+    "--extra-ext", "extra_ext", default="", metavar=".EXT[:LANG],...",
+    help="Also index files with these extensions (.tpl,.blade:php; bare ones as text);"
+    " remembered by the index for later runs.",
+)  # fmt: skip
+
+
+def _extra_extensions(text: str, as_json: bool) -> dict[str, str]:
+    from repolens.config import ConfigError
+    from repolens.index.extensions import parse_extra_extensions
+
+    try:
+        return parse_extra_extensions(text, "--extra-ext") if text else {}
+    except ConfigError as exc:
+        fail(str(exc), as_json)
 
 
 def _summary(report: IndexReport) -> str:
@@ -60,8 +75,11 @@ def _summary(report: IndexReport) -> str:
 @PATH_ARGUMENT
 @click.option("--no-embed", is_flag=True, help="Build the graph and keyword index only.")
 @click.option("--reembed", is_flag=True, help="Embed every chunk again with the configured model.")
+@EXTRA_EXT_OPTION
 @json_option
-def index_command(path: Path | None, no_embed: bool, reembed: bool, as_json: bool) -> None:
+def index_command(
+    path: Path | None, no_embed: bool, reembed: bool, extra_ext: str, as_json: bool
+) -> None:
     """Index PATH (default: the current project): graph and keyword search first, then
     embeddings for semantic search. Unchanged files are not read again."""
     # here, not at module level: other commands need not load the indexer (parsers, resolve)
@@ -70,6 +88,7 @@ def index_command(path: Path | None, no_embed: bool, reembed: bool, as_json: boo
     if no_embed and reembed:
         raise click.UsageError("--reembed embeds, --no-embed does not: choose one")
     project = load_project(path, as_json)
+    extra = _extra_extensions(extra_ext, as_json)
     show = not as_json and sys.stderr.isatty()
     result: dict[str, Any] = {"project": str(project.root)}
     with (
@@ -80,7 +99,9 @@ def index_command(path: Path | None, no_embed: bool, reembed: bool, as_json: boo
         try:
             with lock.hold(project.data_dir, "indexer") as writer:
                 stop = _stop_check(writer, pressed)
-                report = index_project(project, conn, progress=progress, should_stop=stop)
+                report = index_project(
+                    project, conn, progress=progress, should_stop=stop, extra_extensions=extra
+                )
                 result["index"] = asdict(report)
                 if not no_embed:
                     result["embed"] = _embed(project, stop, as_json, progress, reembed)
@@ -136,9 +157,10 @@ def _print_index(result: dict[str, Any]) -> None:
 @PATH_ARGUMENT
 @click.option("--file", "files", multiple=True, help="Only these paths (repeatable).")
 @click.option("--no-embed", is_flag=True, help="Do not embed new chunks.")
+@EXTRA_EXT_OPTION
 @json_option
 def update_command(
-    path: Path | None, files: tuple[str, ...], no_embed: bool, as_json: bool
+    path: Path | None, files: tuple[str, ...], no_embed: bool, extra_ext: str, as_json: bool
 ) -> None:
     """Update the index of PATH (default: the current project) with what changed since
     the last run: unchanged files are skipped, changed ones re-indexed, deleted ones
@@ -146,6 +168,9 @@ def update_command(
     from repolens.index.pipeline import IndexCancelled, index_project, update_paths  # see index
 
     project = load_project(path, as_json)
+    extra = _extra_extensions(extra_ext, as_json)
+    if files and extra:
+        raise click.UsageError("--extra-ext applies to a whole update: drop --file, or run it")
     result: dict[str, Any] = {"project": str(project.root)}
     with (
         open_index(project, as_json, readonly=False) as conn,
@@ -158,7 +183,7 @@ def update_command(
                     paths = [str(Path(f).absolute()) for f in files]
                     report = update_paths(project, conn, paths, should_stop=stop)
                 else:
-                    report = index_project(project, conn, should_stop=stop)
+                    report = index_project(project, conn, should_stop=stop, extra_extensions=extra)
                 result["index"] = asdict(report)
                 if not no_embed:
                     result["embed"] = _embed(project, stop, as_json)

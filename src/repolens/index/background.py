@@ -12,7 +12,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -101,10 +101,13 @@ class BackgroundIndexer:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def start(self, *, watch: bool = False) -> bool:
+    def start(
+        self, *, watch: bool = False, extra_extensions: Mapping[str, str] | None = None
+    ) -> bool:
         """Bring the index up to date in a thread, then keep watching when ``watch``. False
         when a job already runs here, or when another process writes and no watching was
-        asked (a watch job waits in standby for that writer instead)."""
+        asked (a watch job waits in standby for that writer instead). ``extra_extensions``
+        are indexed from this run on (the index remembers them)."""
         if self.running():
             return False
         holder = lock.current_writer(self.project.data_dir)
@@ -114,8 +117,9 @@ class BackgroundIndexer:
         self._cancel.clear()
         self._set_all(JobState(state="running", started=time.time(), watching=watch))
         self._thread = threading.Thread(
-            target=self._run, args=(watch,), name="repolens-writer", daemon=True
-        )
+            target=self._run, args=(watch, dict(extra_extensions or {})), name="repolens-writer",
+            daemon=True,
+        )  # fmt: skip
         self._thread.start()
         return True
 
@@ -179,9 +183,9 @@ class BackgroundIndexer:
         error = event.error if event.kind == "error" else self.state.error
         self._set(last_event=data, state="watching", error=error)
 
-    def _run(self, watch: bool) -> None:
+    def _run(self, watch: bool, extra: dict[str, str]) -> None:
         try:
-            outcome = self._work(watch)
+            outcome = self._work(watch, extra)
         except IndexCancelled:
             outcome = "cancelled"
         except lock.WriterBusy as exc:
@@ -193,22 +197,26 @@ class BackgroundIndexer:
             return
         self._set(state=outcome, finished=time.time())
 
-    def _work(self, watch: bool) -> str:
+    def _work(self, watch: bool, extra: dict[str, str]) -> str:
         embedder, note = make_embedder(self.project) if self._embed else (None, "")
         if note:
             self._set(notes=[note])
         conn = connect(self.project.db_path)
         try:
-            return self._watch(conn, embedder) if watch else self._index(conn, embedder)
+            if watch:
+                return self._watch(conn, embedder)
+            return self._index(conn, embedder, extra)
         finally:
             conn.close()
 
-    def _index(self, conn: sqlite3.Connection, embedder: Embedder | None) -> str:
+    def _index(
+        self, conn: sqlite3.Connection, embedder: Embedder | None, extra: dict[str, str]
+    ) -> str:
         """One run under one lock: index, then embed what is new."""
         with lock.hold(self.project.data_dir, "server") as writer:
             stop = lambda: self._cancel.is_set() or writer.stop_requested()  # noqa: E731
             report = index_project(self.project, conn, progress=self._progress,
-                                   should_stop=stop)  # fmt: skip
+                                   should_stop=stop, extra_extensions=extra)  # fmt: skip
             self._set(report=asdict(report))
             if embedder is not None:
                 self._set(stage="embed", done=0, total=0)

@@ -21,7 +21,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 
@@ -36,6 +36,7 @@ from repolens.discover import (
     is_ignored_path,
 )
 from repolens.index import lock
+from repolens.index.extensions import remember, with_remembered
 from repolens.index.files import FileResult, FileTask, init_worker, process_all
 from repolens.index.paths import expand_paths
 from repolens.parse import EXTRACTION_VERSION
@@ -381,12 +382,16 @@ def index_project(
     *,
     progress: ProgressCallback | None = None,
     should_stop: StopCheck | None = None,
+    extra_extensions: Mapping[str, str] | None = None,
 ) -> IndexReport:
     """Bring the graph and BM25 index in line with the tree (embedding is separate).
+    ``extra_extensions`` (given for this run) are remembered for every later run.
 
     Raises ``lock.WriterBusy`` when another process writes, ``IndexCancelled`` on a stop.
     """
     with lock.hold(project.data_dir, "indexer") as writer:
+        remember(conn, extra_extensions or {})
+        project = with_remembered(project, conn)
         return _index(project, conn, progress, _stop_check(should_stop, writer))
 
 
@@ -436,6 +441,7 @@ def update_paths(
     left alone when unchanged. A directory stands for the files below it (a directory
     moved in, or away). Paths may be relative to the root or absolute."""
     with lock.hold(project.data_dir, "indexer") as writer:
+        project = with_remembered(project, conn)
         stop = _stop_check(should_stop, writer)
         started = time.perf_counter()
         report = IndexReport()

@@ -28,6 +28,7 @@ from watchfiles._rust_notify import RustNotify
 from repolens.discover import is_ignored_path
 from repolens.discover.ignore import GITIGNORE, REPOLENSIGNORE
 from repolens.index import lock
+from repolens.index.extensions import with_remembered
 from repolens.index.paths import relative_path
 from repolens.index.pipeline import (
     IndexCancelled,
@@ -185,6 +186,7 @@ def watch_project(
     options = options or WatchOptions()
     with lock.hold(project.data_dir, "watcher") as writer:
         stop = lambda: writer.stop_requested() or bool(should_stop and should_stop())  # noqa: E731
+        project = with_remembered(project, conn)  # extensions asked for by earlier runs
         watcher = Watcher(project, options)
         watcher.start()
         try:

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from repolens.index.extensions import parse_extra_extensions
 from repolens.index.lock import request_stop, writer_status
 from repolens.index.status import index_status
 from repolens.mcp.health import health_checks
@@ -26,19 +27,37 @@ from repolens.present.status import render_projects, render_status
 UPDATE_WAIT = 120.0
 
 
+ExtraExtensions = Annotated[
+    str | None,
+    Field(
+        max_length=2000,
+        description="Also index files with these extensions, comma-separated ('.tpl,.blade';"
+        " '.tpl:php' parses them as PHP, bare ones are indexed as text). The index remembers"
+        " them for later updates.",
+    ),
+]
+
+
+def _extra(text: str | None) -> dict[str, str]:
+    return parse_extra_extensions(text, "extraExtensions") if text and text.strip() else {}
+
+
 class IndexTools:
     def __init__(self, runtime: Runtime) -> None:
         self.rt = runtime
 
     @tool("index", "Build the index", read_only=False, idempotent=True)
-    def index(self, projectPath: ProjectPath = None) -> str:
+    def index(
+        self, extraExtensions: ExtraExtensions = None, projectPath: ProjectPath = None
+    ) -> str:
         """Build or refresh the project's index in the background and return at once:
         graph and keyword search become usable within seconds, semantic search after
         embeddings. Unchanged files are skipped. Poll `status` for progress."""
         handle = self.rt.handle(projectPath)
+        extra = _extra(extraExtensions)
         if handle.writer.running():
             return f"Already running: {handle.job_line()}. See `status`."
-        if not handle.writer.start(watch=False):
+        if not handle.writer.start(watch=False, extra_extensions=extra):
             raise ToolInputError(handle.writer.state.error or "could not start indexing")
         self.rt.watch_after_index(handle)
         return (
@@ -52,13 +71,18 @@ class IndexTools:
         wait: Annotated[
             float, Field(ge=0, le=600, description="Seconds to wait for the result.")
         ] = UPDATE_WAIT,
+        extraExtensions: ExtraExtensions = None,
         projectPath: ProjectPath = None,
     ) -> str:
         """Re-index what changed since the last run (new, edited, deleted files) and report
         the counts; embeddings of new code continue in the background. Not needed while
-        the watcher runs (`status` says so)."""
+        the watcher runs (`status` says so), except to add `extraExtensions`."""
         handle = self.rt.handle(projectPath)
+        extra = _extra(extraExtensions)
         state = handle.writer.state
+        was_watching = handle.writer.running() and state.state == "watching"
+        if extra and was_watching:
+            handle.writer.cancel(wait=30.0)  # the watcher restarts with the new extensions
         if handle.writer.running():
             if state.state == "watching":
                 last = state.last_event or {}
@@ -67,9 +91,9 @@ class IndexTools:
                     f" change); last event: {_event_text(last)}."
                 )
             return f"An index run is in progress: {handle.job_line()}. See `status`."
-        if not handle.writer.start(watch=False):
+        if not handle.writer.start(watch=False, extra_extensions=extra):
             raise ToolInputError(handle.writer.state.error or "could not start the update")
-        self.rt.watch_after_index(handle)
+        self.rt.watch_after_index(handle, explicit=was_watching)
         _wait_for_graph(handle, wait)
         return _update_text(handle)
 
