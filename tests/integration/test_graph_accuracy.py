@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from repolens.discover.languages import detect_language
+from repolens.discover.languages import detect_language, header_language
 from repolens.parse import parse_source, parsed_languages
 from repolens.resolve import ResolveStats, resolve
 from repolens.store import graph
@@ -43,6 +43,7 @@ def store_tree(conn: sqlite3.Connection, root: Path, paths: list[str] | None = N
             if language not in parsed_languages():
                 continue
             data = (root / path).read_bytes()
+            language = header_language(path, language, data[:8192])  # as discovery does
             parsed = parse_source(path, language, data)
             record = graph.FileRecord(
                 path=path, language=language, size=len(data), mtime_ns=0,

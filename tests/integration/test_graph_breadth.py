@@ -34,6 +34,8 @@ BREADTH = {
     "godot": ("gdscript", "godot"),
     "terraform": ("terraform",),
     "r": ("r",),
+    "sql": ("sql",),
+    "objc": ("objc", "cuda"),
 }
 
 

@@ -37,6 +37,8 @@ RENAMES = {
     "godot": ("actors/actor.gd", "func heal(", "func mend("),
     "terraform": ("variables.tf", 'variable "region"', 'variable "zone"'),
     "r": ("R/plots.R", 'source("R/utils.R")', 'source("R/missing.R")'),
+    "sql": ("db/schema.sql", "CREATE TABLE customers (", "CREATE TABLE clients ("),
+    "objc": ("Shop/Cart.m", "- (double)subtotal {", "- (double)base {"),
 }
 # edits whose effect crosses files through a class rather than a name in scope
 MEMBER_EDITS = [

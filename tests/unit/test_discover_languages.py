@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from repolens.discover import detect_language
+from repolens.discover.languages import header_language
 
 
 @pytest.mark.parametrize(
@@ -96,3 +97,22 @@ def test_extra_extensions_add_and_override() -> None:
     assert detect_language("a/b.jsm", extra_extensions=extra) == "javascript"
     assert detect_language("a/b.h", extra_extensions=extra) == "cpp"
     assert detect_language("a/b.c", extra_extensions=extra) == "c"
+
+
+@pytest.mark.parametrize(
+    ("path", "language"),
+    [("actors/player.gd", "gdscript"), ("scenes/main.tscn", "godot"), ("R/utils.R", "r"),
+     ("kernels/scale.cu", "cuda"), ("Shop/Cart.m", "objc"), ("db/schema.sql", "sql"),
+     ("web/Card.astro", "astro"), ("lib/page.html.heex", "eex"), ("Procfile", "text"),
+     (".env.example", "text"), (".gitignore", "text"), (".dockerignore", "text"),
+     ("Gemfile", "ruby"), ("Rakefile", "ruby")],
+)  # fmt: skip
+def test_languages_of_issue_30(path: str, language: str) -> None:
+    assert detect_language(path) == language
+
+
+def test_objective_c_header_is_told_by_its_head() -> None:
+    objc = b"// Cart\n#import <Foundation/Foundation.h>\n@interface Cart : NSObject\n@end\n"
+    assert header_language("Shop/Cart.h", "c", objc) == "objc"
+    assert header_language("lib/util.h", "c", b"#include <stdio.h>\nint add(int);\n") == "c"
+    assert header_language("Shop/Cart.c", "c", objc) == "c"  # only headers are in doubt

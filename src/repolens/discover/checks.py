@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repolens.discover.languages import detect_language, needs_head
+from repolens.discover.languages import detect_language, header_language, needs_head
 from repolens.discover.models import DEFAULT_OPTIONS, DiscoveredFile, DiscoveryOptions
 
 HEAD_BYTES = 8192
@@ -145,6 +145,7 @@ def _read_checked(ctx: Context, rel: str, fd: int, language: str | None) -> Disc
     language = language or detect_language(rel, head, ctx.options.extra_extensions)
     if language is None:
         return "unsupported"
+    language = header_language(rel, language, head)
     if language in MINIFIABLE and looks_minified(head):
         return "minified"
     return DiscoveredFile(rel, ctx.abs_path(rel), language, info.st_size, info.st_mtime_ns)

@@ -40,6 +40,7 @@ EXTENSIONS: Mapping[str, str] = {
     ".less": "less",
     ".gd": "gdscript", ".tscn": "godot", ".tres": "godot", ".godot": "godot",
     ".r": "r", ".rmd": "markdown",
+    ".cu": "cuda", ".cuh": "cuda", ".m": "objc", ".mm": "objc",
     ".astro": "astro", ".liquid": "liquid", ".styl": "stylus",
     ".heex": "eex", ".eex": "eex", ".leex": "eex",
     ".html": "html", ".htm": "html", ".xhtml": "html",
@@ -109,6 +110,17 @@ def _interpreter(head: bytes) -> str | None:
         return None
     program = _VERSION_SUFFIX.sub("", names[0]) or names[0]
     return INTERPRETERS.get(program)
+
+
+_OBJC_HEAD = re.compile(rb"^[ \t]*(?:@interface|@protocol|@class|#import)\b", re.MULTILINE)
+
+
+def header_language(path: str, language: str, head: bytes) -> str:
+    """A ``.h`` header is C's by name, Objective-C's when its head says so (``@interface``,
+    ``#import``): one read of the head that discovery makes anyway."""
+    if language == "c" and path.endswith(".h") and _OBJC_HEAD.search(head):
+        return "objc"
+    return language
 
 
 def needs_head(name: str) -> bool:

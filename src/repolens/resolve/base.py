@@ -85,6 +85,9 @@ class LanguageSpec:
     builtin_methods: frozenset[str]  # method names never name-matched on unknown receivers
     self_names: frozenset[str] = frozenset()  # receivers meaning "this instance"
     class_self_names: frozenset[str] = frozenset()  # receivers meaning "this class"
+    # outside a class a self name is an ordinary name (C's `PyObject *self` beside
+    # Objective-C's `self`), looked up as any other
+    self_outside_classes: bool = False
     constructor_names: frozenset[str] = frozenset()  # __init__, constructor
     implicit_members: bool = False  # class members are visible unqualified (Java)
     package_scope: bool = False  # top-level names of the module's other files are visible

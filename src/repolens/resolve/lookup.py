@@ -33,7 +33,10 @@ class Lookup:
     # a specifier prefix anchored at the nearest folder above the importer that holds a
     # marker file (Godot's ``res://`` at ``project.godot``), else at the project root
     anchors: tuple[tuple[str, str], ...] = ()
-    folders: bool = False  # a folder named is one module of all its files (Terraform)
+    # "file": each file is a module; "folder": a folder's files are one module, each
+    # seeing the others' names, and a folder named is that module (Terraform); "project":
+    # every file of the language is one module (SQL's tables are global)
+    scope: str = "file"
     suffix_search: bool = True  # last resort: the one file whose path ends so
     # which symbols declare a global module name for their file (``class_name X``)
     declares: Callable[[Sym], bool] | None = None
@@ -50,11 +53,12 @@ def lookup_layout(lookup: Lookup) -> Callable[[Path, Project, list[FileRow]], La
         declared = _declared(project, files, lookup, table.of_file)
         by_dir: dict[str, Module] = {}
         of_file = table.of_file
-        if lookup.folders:  # a folder's files are one module, seeing each other's names
+        if lookup.scope != "file":  # a folder's (the project's) files are one module
             for f in files:
-                folder = by_dir.setdefault(f.dir, Module("dir:" + f.dir))
+                key = f.dir if lookup.scope == "folder" else ""
+                folder = by_dir.setdefault(key, Module("dir:" + key))
                 folder.files.append(f.id)
-            of_file = {f.id: by_dir[f.dir] for f in files}
+            of_file = {f.id: by_dir[f.dir if lookup.scope == "folder" else ""] for f in files}
             modules.update((m.key, m) for m in by_dir.values())
         markers = _marker_dirs(files, lookup)
 

@@ -119,10 +119,12 @@ def _head(
         return NONE_UNKNOWN, ops
     if name in spec.class_self_names or (name in spec.self_names and next_sep != "::"):
         cls = owners.enclosing_class(ctx, scope_id)
-        if cls is None:
+        if cls is None and not spec.self_outside_classes:
             return NONE_UNKNOWN, ops
-        kind = "class" if name in spec.class_self_names else "instance"
-        return Value(kind, sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type"), ops
+        if cls is not None:
+            kind = "class" if name in spec.class_self_names else "instance"
+            value = Value(kind, sym=cls, confidence=SELF_CONFIDENCE, provenance="resolved-type")
+            return value, ops
     rooted = None
     if spec.paths_first:  # Rust: `crate`, `super`, `self::`, a crate's name
         rooted = _inline_root(ctx, scope_id, name) or layout.path_root(file, name)

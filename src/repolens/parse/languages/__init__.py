@@ -31,6 +31,9 @@ SPEC_MODULES: dict[str, str] = {
     "less": "repolens.parse.languages.less",
     "gdscript": "repolens.parse.languages.gdscript",
     "terraform": "repolens.parse.languages.terraform",
+    "sql": "repolens.parse.languages.sql",
+    "cuda": "repolens.parse.languages.cuda",
+    "objc": "repolens.parse.languages.objc",
 }
 
 LINE_ONLY_LANGUAGES = frozenset({"r", "protobuf", "graphql", "godot", "astro", "liquid", "stylus"})

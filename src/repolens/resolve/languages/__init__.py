@@ -45,6 +45,9 @@ _SPEC_OF_LANGUAGE: dict[str, str] = {
     "graphql": "by_path.GRAPHQL",
     "liquid": "by_path.LIQUID",
     "terraform": "terraform.SPEC",
+    "sql": "sql.SPEC",
+    "cuda": "cfamily.SPEC",
+    "objc": "cfamily.SPEC",
 }
 """``files.language`` -> ``module.ATTRIBUTE`` of this package holding its spec."""
 

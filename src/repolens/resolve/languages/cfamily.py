@@ -25,8 +25,8 @@ from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, Va
 from repolens.resolve.filemods import FileModules, file_modules, join
 from repolens.resolve.project import FileRow, ImportRow, Project
 
-HEADER_EXTS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp")
-SOURCE_EXTS = (".c", ".cc", ".cpp", ".cxx", ".c++")
+HEADER_EXTS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".cuh")
+SOURCE_EXTS = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".m", ".mm")
 _FLAGS = ("-I", "-iquote", "-isystem", "/I")
 
 
@@ -211,12 +211,13 @@ BUILTIN_METHODS = frozenset(
 
 SPEC = LanguageSpec(
     name="c_family",
-    languages=frozenset({"c", "cpp"}),
+    languages=frozenset({"c", "cpp", "cuda", "objc"}),
     build_layout=build_layout,
     builtins=BUILTINS,
     builtin_types=BUILTIN_TYPES,
     builtin_methods=BUILTIN_METHODS,
-    self_names=frozenset({"this"}),
+    self_names=frozenset({"this", "self"}),  # Objective-C's `self`
+    self_outside_classes=True,
     implicit_members=True,
     impls_anywhere=True,  # `void Store::put() {...}` may be in any source
     param_name_last=True,

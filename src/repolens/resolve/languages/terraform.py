@@ -13,7 +13,7 @@ from __future__ import annotations
 from repolens.resolve.base import LanguageSpec
 from repolens.resolve.lookup import Lookup, lookup_layout
 
-LOOKUP = Lookup(extensions=(".tf",), roots=(), folders=True, suffix_search=False)
+LOOKUP = Lookup(extensions=(".tf",), roots=(), scope="folder", suffix_search=False)
 
 BUILTINS = frozenset(
     {
