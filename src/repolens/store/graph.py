@@ -78,8 +78,21 @@ def upsert_file(conn: sqlite3.Connection, record: FileRecord, indexed_at: float)
 
 def clear_file_graph(conn: sqlite3.Connection, file_id: int) -> None:
     """Drop every graph fact written by a file (before rewriting it)."""
-    for table in ("symbols", "refs", "imports", "bindings", "edges"):
+    _clear_facts(conn, file_id)
+    conn.execute("DELETE FROM edges WHERE file_id = ?", (file_id,))
+
+
+def _clear_facts(conn: sqlite3.Connection, file_id: int) -> None:
+    for table in ("symbols", "refs", "imports", "bindings"):
         conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM edges WHERE file_id = ? AND kind = 'contains'", (file_id,))
+
+
+_DROP_DANGLING = (
+    "DELETE FROM edges WHERE file_id = ? AND kind != 'contains'"
+    " AND (NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = edges.source_id)"
+    " OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = edges.target_id))"
+)
 
 
 # One row of each table as ``write_graph`` inserts it, less the file id
@@ -203,9 +216,16 @@ class WrittenIds:
 
 
 def write_graph(conn: sqlite3.Connection, file_id: int, rows: GraphRows) -> WrittenIds:
-    """Replace the file's symbols, references, imports and bindings."""
-    clear_file_graph(conn, file_id)
+    """Replace the file's symbols, references, imports and bindings.
+
+    Its resolved edges (calls, imports, bases...) stay until the resolve that always
+    follows replaces them, in one transaction: a reader meanwhile sees the calls the file
+    made before, not a file that calls nothing (``callers`` falling to 0 while a
+    re-index runs, and after a kill until the next run). Only those whose source or
+    target no longer exists go now, so no edge points to nowhere."""
+    _clear_facts(conn, file_id)
     _insert(conn, _INSERT_SYMBOLS, file_id, [rows.file_symbol, *rows.symbols])
+    conn.execute(_DROP_DANGLING, (file_id,))
     _insert(conn, _INSERT_CONTAINS, file_id, rows.contains)
     refs = _numbered(conn, _insert(conn, _INSERT_REFS, file_id, rows.refs))
     imports = _numbered(conn, _insert(conn, _INSERT_IMPORTS, file_id, rows.imports))
