@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repolens.config import ConfigError, Settings, load_settings
+from repolens.oserrors import advice
 
 DATA_DIR_NAME = ".repolens"
 DB_NAME = "index.db"
@@ -84,7 +85,9 @@ def open_project(path: Path | None = None, settings: Settings | None = None) -> 
     branch = current_branch(root) if settings.branch_aware else None
     project_id = f"{base_id}-{sanitize_branch(branch)}" if branch else base_id
     if settings.data_dir:
-        data_dir = Path(settings.data_dir).resolve() / project_id
+        # relative to the project, as the settings file that names it is, not to
+        # wherever the command happens to run
+        data_dir = (root / settings.data_dir).resolve() / project_id
     else:
         data_dir = root / DATA_DIR_NAME
         if branch:
@@ -101,7 +104,11 @@ def _ensure_data_dir(data_dir: Path, root: Path) -> None:
         if data_dir.is_relative_to(top) and not ignore.exists():
             ignore.write_text("*\n", encoding="utf-8")
     except OSError as exc:
-        raise ProjectError(f"cannot create data directory {data_dir}: {exc}") from exc
+        todo = advice(exc)
+        raise ProjectError(
+            f"cannot create data directory {data_dir}: {exc.strerror or exc}"
+            + (f"; {todo}" if todo else "")
+        ) from exc
 
 
 __all__ = ["ConfigError", "Project", "ProjectError", "find_root", "open_project"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import sqlite3
 import sys
 import threading
 
@@ -88,6 +89,8 @@ def main() -> None:
         code: int | str | None = 0
     except SystemExit as exc:
         code = exc.code
+    except (OSError, sqlite3.Error) as exc:  # a full disk, a read-only data dir...
+        code = _machine_said_no(exc)
     if threading.active_count() > 1:
         sys.exit(code)
     if isinstance(code, str):
@@ -97,3 +100,17 @@ def main() -> None:
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(code or 0)
+
+
+def _machine_said_no(exc: OSError | sqlite3.Error) -> int:
+    """Report a failure of the machine (not of the input) as one clear line, in JSON with
+    ``--json``, never as a traceback; exit 1. Each write is a transaction, so the index
+    is as it was (``repolens.oserrors``)."""
+    from repolens.cli.common import fail
+    from repolens.oserrors import describe
+
+    try:
+        fail(describe(exc), "--json" in sys.argv[1:])
+    except SystemExit as done:
+        return int(done.code or 1)
+    return 1

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from repolens.oserrors import advice
+
 BUSY_TIMEOUT_MS = 10_000
 
 DEFERRABLE_INDEXES = (
@@ -51,16 +53,25 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """Open the index at ``path``, creating and migrating it unless ``readonly``.
 
     Readers open with ``mode=ro`` so a reader can never take the write lock by accident.
+    A path that cannot hold the index (a folder, an unwritable data dir) is a
+    ``StoreError`` that says so.
     """
-    if readonly:
-        if not path.exists():
-            raise StoreError(f"no index at {path}; run `repolens index` first")
-        conn = sqlite3.connect(
-            f"file:{path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
+    if path.is_dir():
+        raise StoreError(
+            f"{path} is a folder, not an index file: move it away or run `repolens remove`"
         )
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        if readonly:
+            if not path.exists():
+                raise StoreError(f"no index at {path}; run `repolens index` first")
+            conn = sqlite3.connect(
+                f"file:{path}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
+            )
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"cannot open index {path}: {_reason(exc)}") from exc
     conn.row_factory = sqlite3.Row
     try:
         _configure(conn, readonly=readonly)
@@ -70,11 +81,17 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             _check_version(conn)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"cannot open index {path}: {exc}") from exc
+        raise StoreError(f"cannot open index {path}: {_reason(exc)}") from exc
     except StoreError:
         conn.close()
         raise
     return conn
+
+
+def _reason(exc: OSError | sqlite3.Error) -> str:
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    todo = advice(exc)
+    return f"{text}; {todo}" if todo else text
 
 
 def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
