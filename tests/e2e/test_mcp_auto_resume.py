@@ -15,7 +15,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from repolens.index.pipeline import STATE_KEY
+from repolens.index.state import STATE_KEY
 
 pytestmark = pytest.mark.anyio
 ENV = {**os.environ, "REPOLENS_EMBED_PROVIDER": "none", "REPOLENS_WATCH": "off"}

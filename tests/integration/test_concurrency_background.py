@@ -14,6 +14,7 @@ from test_fresh import check_consistency, clean_snapshot, copy_pip_tree, make_pr
 
 from repolens.index import lock, pipeline
 from repolens.index.background import BackgroundIndexer
+from repolens.index.state import needs_resume
 from repolens.store.db import connect
 
 HOLDER = textwrap.dedent(
@@ -50,7 +51,7 @@ def test_cancel_then_autostart_resumes(tmp_path: Path, monkeypatch: pytest.Monke
     try:
         stored = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         assert 0 < stored < 50
-        assert pipeline.needs_resume(conn)
+        assert needs_resume(conn)
     finally:
         conn.close()
 
@@ -61,7 +62,7 @@ def test_cancel_then_autostart_resumes(tmp_path: Path, monkeypatch: pytest.Monke
     assert resumed.state.report is not None and resumed.state.report["unchanged"] == stored
     conn = connect(project.db_path, readonly=True)
     try:
-        assert not pipeline.needs_resume(conn)
+        assert not needs_resume(conn)
         check_consistency(conn)
         assert snapshot(conn) == clean_snapshot(root, tmp_path / "clean")
     finally:

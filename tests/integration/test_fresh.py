@@ -18,12 +18,8 @@ import pytest
 
 from repolens.config import load_settings
 from repolens.index import pipeline
-from repolens.index.pipeline import (
-    IndexCancelled,
-    index_project,
-    needs_resume,
-    update_paths,
-)
+from repolens.index.pipeline import IndexCancelled, index_project, update_paths
+from repolens.index.state import needs_resume
 from repolens.project import Project, open_project
 from repolens.store.chunks import code_tokens, name_tokens
 from repolens.store.db import DEFERRABLE_INDEXES, connect

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 from repolens.index.lock import read_writer, writer_status
@@ -71,7 +73,24 @@ def test_ctrl_c_stops_after_the_batch_and_status_says_interrupted(tmp_path: Path
     partial = json.loads(repolens(tmp_path, "status", "--json").stdout)
     assert partial["resume_needed"] is True and 0 < partial["files"]["indexed"] < FILES
 
+    # answers from the partial index say so, in one line
+    with closing(sqlite3.connect(data_dir / "index.db")) as db:
+        indexed = {path for (path,) in db.execute("SELECT path FROM files")}
+    absent = next(i for i in range(FILES) if f"pkg{i % 30}/m{i}.py" not in indexed)
+    present = next(i for i in range(FILES) if f"pkg{i % 30}/m{i}.py" in indexed)
+    missing = repolens(tmp_path, "callers", f"g{absent}_0")
+    assert missing.returncode == 1 and f"no symbol named 'g{absent}_0'" in missing.stderr
+    assert "the index is incomplete, so it may not be indexed yet" in missing.stderr
+    found = repolens(tmp_path, "callers", f"g{present}_0")  # parsed, perhaps not resolved
+    assert found.returncode == 0, found.stderr
+    assert "note: the index is incomplete (an interrupted run)" in found.stderr
+    searched = repolens(tmp_path, "search", f"g{present}_0")
+    assert searched.returncode == 0 and "the index is incomplete" in searched.stderr
+
     resumed = repolens(tmp_path, "update", "--no-embed")
     assert resumed.returncode == 0, resumed.stderr
     status = repolens(tmp_path, "status")
     assert "Interrupted" not in status.stdout and f"Files indexed: {FILES}" in status.stdout
+    found = repolens(tmp_path, "callers", f"g{absent}_0")
+    assert found.returncode == 0 and f"f{absent}_0" in found.stdout
+    assert "incomplete" not in found.stderr

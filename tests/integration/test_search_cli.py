@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,7 +67,7 @@ def test_filters_and_limits(root: Path) -> None:
         r["symbol"] in {"LineItem", "Cart"} for r in json.loads(out)["results"]
     )
     code, out = run(root, "cart total", "--json", "--min-score", "1")
-    assert json.loads(out) == {"results": []}
+    assert json.loads(out)["results"] == []
 
 
 def test_human_output_cites_lines(root: Path) -> None:
@@ -75,15 +77,25 @@ def test_human_output_cites_lines(root: Path) -> None:
     assert " def validate_card_number(number: str) -> bool:" in out
 
 
-def test_semantic_results_once_embedded(root: Path) -> None:
+def test_semantic_results_once_embedded_and_keyword_only_said_before(root: Path) -> None:
     query = "is this plastic legit"  # no word of it is in the code
-    assert json.loads(run(root, query, "--json")[1]) == {"results": []}
+    assert json.loads(run(root, query, "--json")[1]) == {
+        "mode": "keyword",
+        "notes": ["keyword (BM25) results only: nothing is embedded yet (`repolens index`)"],
+        "results": [],
+    }
+    shown = subprocess.run(
+        [sys.executable, "-m", "repolens", "search", "cart", "--project", str(root)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert "note: keyword (BM25) results only: nothing is embedded yet" in shown.stderr
     project = open_project(root)
     conn = connect(project.db_path)
     embed_pending(conn, project.data_dir, create_provider("local"))
     conn.close()
     code, out = run(root, query, "--json")
-    assert code == 0 and json.loads(out)["results"]
+    assert code == 0 and json.loads(out)["results"] and json.loads(out)["mode"] == "hybrid"
+    assert "notes" not in json.loads(out)
 
 
 def test_missing_index_is_a_clear_error(tmp_path: Path) -> None:

@@ -21,12 +21,14 @@ import click
 from repolens.cli.common import (
     console,
     emit,
+    err_console,
     fail,
     json_option,
     load_project,
     open_index,
     project_option,
 )
+from repolens.index.state import incomplete_note, needs_resume
 from repolens.query.graph import (
     EdgeHit,
     SymbolLookupError,
@@ -65,9 +67,14 @@ def say(text: str = "", *, style: str | None = None) -> None:
 
 @contextmanager
 def graph_index(project_path: Path | None, as_json: bool) -> Iterator[sqlite3.Connection]:
+    """The index for a graph query. An answer read from an incomplete index (an
+    interrupted run, a first index still running) ends with a line that says so."""
     project = load_project(project_path, as_json)
     with open_index(project, as_json) as conn:
         yield conn
+        note = incomplete_note(conn, project.data_dir)
+    if note and not as_json:
+        err_console().print(f"note: {note}", markup=False, style="yellow")
 
 
 def lookup_symbol(
@@ -76,8 +83,13 @@ def lookup_symbol(
     try:
         return find_symbol(conn, query, file=file, kind=kind)
     except SymbolLookupError as exc:
+        message = exc.message
+        if exc.kind == "not_found" and needs_resume(conn):
+            message += (
+                " (the index is incomplete, so it may not be indexed yet: see `repolens status`)"
+            )
         fail_candidates(
-            exc.message,
+            message,
             [symbol_json(c) for c in exc.candidates],
             [symbol_row(c) for c in exc.candidates],
             as_json,

@@ -23,6 +23,7 @@ from repolens.cli.common import (
     open_index,
     project_option,
 )
+from repolens.index.state import incomplete_note
 from repolens.project import Project
 
 if TYPE_CHECKING:
@@ -66,7 +67,8 @@ def search_command(
 
     project = load_project(project_path, as_json)
     with open_index(project, as_json) as conn:
-        provider = _dense_provider(project, conn, as_json)
+        provider, keyword_only = _dense_provider(project, conn)
+        incomplete = incomplete_note(conn, project.data_dir)
         results = search(
             conn,
             project.data_dir,
@@ -78,7 +80,12 @@ def search_command(
             provider=provider,
             min_score=min_score,
         )
-    emit({"results": [result_json(r) for r in results]}, as_json, lambda: _render(results))
+    data: dict[str, Any] = {"mode": "keyword" if keyword_only else "hybrid"}
+    notes = [n for n in (keyword_only, incomplete) if n]
+    if notes:
+        data["notes"] = notes
+    data["results"] = [result_json(r) for r in results]
+    emit(data, as_json, lambda: _render(results, notes))
 
 
 def result_json(result: SearchResult) -> dict[str, Any]:
@@ -94,40 +101,33 @@ def result_json(result: SearchResult) -> dict[str, Any]:
 
 
 def _dense_provider(
-    project: Project, conn: sqlite3.Connection, as_json: bool
-) -> EmbeddingProvider | None:
-    """The configured provider if the index holds vectors it can be compared with."""
-    from repolens.embed.base import EmbeddingError  # numpy: see search_command
-    from repolens.index.providers import provider_for
+    project: Project, conn: sqlite3.Connection
+) -> tuple[EmbeddingProvider | None, str]:
+    """The configured provider if the index holds vectors it can be compared with; else
+    ``None`` and why the search is keyword (BM25) only."""
+    from repolens.index.providers import provider_or_reason  # numpy: see search_command
     from repolens.store.embeddings import effective_key
     from repolens.store.vectors import open_matrix
 
+    provider, why = provider_or_reason(project.settings)
+    if provider is None:
+        return None, f"keyword (BM25) results only: {why}"
     stored = effective_key(conn)
     if stored is None:
-        return None
-    try:
-        provider = provider_for(project.settings)
-    except EmbeddingError as exc:
-        _note(f"semantic search unavailable ({exc}); keyword results only", as_json)
-        return None
-    if provider is None:
-        return None
+        return None, "keyword (BM25) results only: nothing is embedded yet (`repolens index`)"
     if provider.profile.key() != stored:
-        _note(
-            f"index embedded with {stored}, configured {provider.profile.key()}: keyword"
-            " results only until `repolens index --reembed` re-embeds everything",
-            as_json,
+        return None, (
+            f"keyword (BM25) results only: the index is embedded with {stored}, the settings"
+            f" ask for {provider.profile.key()}; `repolens index --reembed` switches"
         )
-        return None
-    return provider if open_matrix(project.data_dir, stored) is not None else None
+    if open_matrix(project.data_dir, stored) is None:
+        return None, "keyword (BM25) results only: the vectors are not ready (`repolens index`)"
+    return provider, ""
 
 
-def _note(message: str, as_json: bool) -> None:
-    if not as_json:
-        err_console().print(f"[yellow]note:[/] {escape(message)}")
-
-
-def _render(results: list[SearchResult]) -> None:
+def _render(results: list[SearchResult], notes: list[str]) -> None:
+    for note in notes:
+        err_console().print(f"[yellow]note:[/] {escape(note)}")
     if not results:
         console().print("no results")
         return

@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from repolens.index import lock
-from repolens.index.pipeline import IndexCancelled, index_project, needs_resume
+from repolens.index.pipeline import IndexCancelled, index_project
+from repolens.index.state import needs_resume
 from repolens.index.watcher import (
     Embedder,
     StopCheck,

@@ -39,6 +39,7 @@ from repolens.index import lock
 from repolens.index.extensions import remember, with_remembered
 from repolens.index.files import FileResult, FileTask, init_worker, process_all
 from repolens.index.paths import expand_paths
+from repolens.index.state import EXACT_KEY, PENDING_KEY, STATE_KEY
 from repolens.parse import EXTRACTION_VERSION
 from repolens.project import Project
 from repolens.resolve import (
@@ -65,10 +66,7 @@ BATCH_BYTES = 1 << 20
 largest first, so 200 files made a first batch of most of the text, and its end (the FTS
 insert and commit, 0.4 s on pip) outlasted the work the parse workers had in hand: they
 sat idle. Batches of about a megabyte end in a tenth of that."""
-PENDING_KEY = "pending_resolve"  # files whose reach resolve must still widen
-EXACT_KEY = "pending_exact"  # files already widened from the edit's delta
 EXTRACTION_KEY = "extraction_version"  # EXTRACTION_VERSION of the stored facts
-STATE_KEY = "index_state"  # "running" from the start of a full run until it completes
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
 StopCheck = Callable[[], bool]
@@ -101,11 +99,6 @@ def discovery_options(project: Project) -> DiscoveryOptions:
         extra_extensions=settings.extra_extensions,
         extra_ignores=settings.ignore,
     )
-
-
-def needs_resume(conn: sqlite3.Connection) -> bool:
-    """Whether a run was interrupted (cancelled or killed) and the index is behind."""
-    return get_meta(conn, STATE_KEY) == "running" or bool(_pending(conn) | _pending_exact(conn))
 
 
 def _stop_check(should_stop: StopCheck | None, writer: lock.WriterLock) -> StopCheck:

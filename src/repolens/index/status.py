@@ -8,7 +8,7 @@ from typing import Any
 
 from repolens.embed.base import EmbeddingProvider
 from repolens.index.lock import writer_status
-from repolens.index.pipeline import needs_resume
+from repolens.index.state import needs_resume
 from repolens.project import Project
 from repolens.store.db import get_meta, schema_version
 from repolens.store.embeddings import effective_profile, embedded_share, profile_status
