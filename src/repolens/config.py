@@ -87,6 +87,18 @@ def _choice(*options: str) -> Callable[[Any], str]:
     return parse
 
 
+def _optional_text(value: Any) -> str | None:
+    """A text that may be set empty on purpose (an empty prefix); unset is ``None``."""
+    return None if value is None else _text(value)
+
+
+def _search_limit(value: Any) -> int:
+    number = _positive_int(value)
+    if number > 200:
+        raise ValueError(value)
+    return number
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise ValueError(value)
@@ -165,15 +177,27 @@ SPECS: tuple[SettingSpec, ...] = (
                 "Extra ignore patterns on top of .gitignore and .repolensignore."),
     SettingSpec("workers", 0, _non_negative_int, "0 (one per core) or a positive number",
                 "Processes that parse and resolve (1: one process, least memory)."),
-    SettingSpec("embed_provider", "local", _choice("local", "ollama", "openai", "none"),
-                "local, ollama, openai or none", "Embedding provider for semantic search."),
+    SettingSpec("embed_provider", "local", _choice("local", "ollama", "openai", "gemini", "none"),
+                "local, ollama, openai, gemini or none", "Embedding provider for semantic search."),
     SettingSpec("embed_model", "", _text, "a model name", "Embedding model (provider default)."),
     SettingSpec("embed_base_url", "", _text, "an http(s) URL",
                 "Base URL of the Ollama or OpenAI-compatible server."),
     SettingSpec("embed_api_key", "", _text, "a string",
-                "API key for an OpenAI-compatible server (prefer the environment)."),
+                "API key for an OpenAI-compatible server or Gemini (prefer the environment)."),
     SettingSpec("embed_dims", None, _optional_positive_int, "a positive integer",
                 "Expected embedding dimensions (checked against the server)."),
+    SettingSpec("embed_query_prefix", None, _optional_text, "a string (may be empty)",
+                "Text put before each search query (default: what the model was trained with)."),
+    SettingSpec("embed_document_prefix", None, _optional_text, "a string (may be empty)",
+                "Text put before each chunk embedded (default: the model's own)."),
+    SettingSpec("search_limit", 10, _search_limit, "a number from 1 to 200",
+                "Results a search returns when the call does not say."),
+    SettingSpec("log_level", "warning", _choice("debug", "info", "warning", "error"),
+                "debug, info, warning or error", "How much repolens logs."),
+    SettingSpec("log_file", None, lambda v: Path(_text(v)).expanduser() if v else None,
+                "a file path",
+                "Also log there, as JSON lines, rotated at 5 MB (3 kept); a relative path is"
+                " under the project root. Default: no file (stderr only)."),
     SettingSpec("watch", "auto", _choice("auto", "manual", "off"), "auto, manual or off",
                 "Whether `serve` watches files and updates the index."),
     SettingSpec("auto_resume", "current", _resume_mode,

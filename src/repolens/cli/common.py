@@ -82,10 +82,15 @@ def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
 
 
 def load_project(path: Path | None, as_json: bool) -> Project:
+    """The project at ``path``; its settings also decide how this process logs."""
+    from repolens.logs import configure_logging
+
     try:
-        return open_project(path)
+        project = open_project(path)
+        configure_logging(project.settings, project.root)
     except (ConfigError, ProjectError) as exc:
         fail(str(exc), as_json)
+    return project
 
 
 @contextmanager

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 
 @click.command("search")
 @click.argument("query")
-@click.option("--limit", "-n", default=10, show_default=True, type=click.IntRange(1, 200))
+@click.option("--limit", "-n", default=None, type=click.IntRange(1, 200),
+              help="Most results (default: the search_limit setting, 10).")  # fmt: skip
 @click.option(
     "--path",
     "path_glob",
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 @project_option
 def search_command(
     query: str,
-    limit: int,
+    limit: int | None,
     path_glob: str | None,
     languages: tuple[str, ...],
     kinds: tuple[str, ...],
@@ -66,6 +67,7 @@ def search_command(
     from repolens.query.search import search
 
     project = load_project(project_path, as_json)
+    limit = limit or project.settings.search_limit
     with open_index(project, as_json) as conn:
         provider, keyword_only = _dense_provider(project, conn)
         incomplete = incomplete_note(conn, project.data_dir)

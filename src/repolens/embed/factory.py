@@ -11,7 +11,7 @@ from repolens.embed.models import lookup, normalise_name
 if TYPE_CHECKING:
     from repolens.embed.remote import RemoteProvider
 
-PROVIDERS = ("local", "ollama", "openai")
+PROVIDERS = ("local", "ollama", "openai", "gemini")
 
 
 def create_provider(
@@ -27,7 +27,7 @@ def create_provider(
     max_chars: int | None = None,
     model_dir: Path | None = None,
 ) -> EmbeddingProvider:
-    """Build the provider named ``provider`` ("local", "ollama" or "openai").
+    """Build the provider named ``provider`` ("local", "ollama", "openai" or "gemini").
 
     Nothing heavy happens here: the local model loads on first use, and a remote server
     is first contacted by the first embedding. ``model`` defaults to the provider's usual
@@ -38,7 +38,7 @@ def create_provider(
     name = provider.strip().lower()
     if name == "local":
         return _create_local(model, dims, query_prefix, document_prefix, model_dir)
-    if name in ("ollama", "openai", "openai-compatible"):
+    if name in ("ollama", "openai", "openai-compatible", "gemini"):
         remote = _remote_class(name)
         return remote(
             model or remote.default_model,
@@ -59,6 +59,10 @@ def _remote_class(name: str) -> type[RemoteProvider]:
         from repolens.embed.ollama import OllamaProvider
 
         return OllamaProvider
+    if name == "gemini":
+        from repolens.embed.gemini import GeminiProvider
+
+        return GeminiProvider
     from repolens.embed.openai_compat import OpenAICompatibleProvider
 
     return OpenAICompatibleProvider

@@ -44,6 +44,8 @@ _KNOWN: tuple[tuple[str, KnownModel], ...] = (
     (r"text-embedding-3-small", KnownModel(dims=1536, max_tokens=8191)),
     (r"text-embedding-3-large", KnownModel(dims=3072, max_tokens=8191)),
     (r"text-embedding-ada-002", KnownModel(dims=1536, max_tokens=8191)),
+    (r"gemini-embedding-001", KnownModel(dims=3072, max_tokens=2048)),
+    (r"text-embedding-004", KnownModel(dims=768, max_tokens=2048)),
 )
 
 

@@ -26,7 +26,7 @@ class OllamaProvider(RemoteProvider):
         "`ollama pull {model}`, or point base_url at the right host and port."
     )
 
-    def _request(self, texts: list[str]) -> object:
+    def _request(self, texts: list[str], query: bool) -> object:
         reply = self._client.post("/api/embed", {"model": self._profile.model, "input": texts})
         if not isinstance(reply, dict) or "embeddings" not in reply:
             raise MalformedReplyError(

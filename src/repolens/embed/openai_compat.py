@@ -40,7 +40,7 @@ class OpenAICompatibleProvider(RemoteProvider):
         dims = self._asked_dims
         return dims if dims and self._profile.model.startswith("text-embedding-3") else None
 
-    def _request(self, texts: list[str]) -> object:
+    def _request(self, texts: list[str], query: bool) -> object:
         payload: dict[str, object] = {"model": self._profile.model, "input": texts}
         request_dims = self._request_dims
         if request_dims:

@@ -1,4 +1,5 @@
-"""What the Ollama and OpenAI-compatible providers share: batching, windows, checks.
+"""What the remote providers (Ollama, OpenAI-compatible, Gemini) share: batching, windows,
+checks.
 
 A subclass only says how one batch of texts becomes raw vectors on the wire
 (``_request``); everything a server can get wrong is checked here, once, for both.
@@ -65,7 +66,7 @@ class RemoteProvider(ABC):
             service=self.service,
             start_hint=self.start_hint.format(model=model, url=url),
             timeout=timeout,
-            headers={"Authorization": f"Bearer {key}"} if key else None,
+            headers=self._auth_headers(key) if key else None,
             retry=retry,
         )
         self._asked_dims = dims
@@ -91,12 +92,13 @@ class RemoteProvider(ABC):
 
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
         prefix = self._profile.document_prefix
-        return self._embed([prefix + text for text in texts])
+        return self._embed([prefix + text for text in texts], query=False)
 
     def embed_query(self, text: str) -> FloatArray:
         """Vector of a query; a query longer than ``max_chars`` is the mean of its windows."""
         prefix = self._profile.query_prefix
-        vectors = self._embed([prefix + window for window in self._windows(text, prefix)])
+        windows = [prefix + window for window in self._windows(text, prefix)]
+        vectors = self._embed(windows, query=True)
         mean = vectors.mean(axis=0)
         return (mean / np.linalg.norm(mean)).astype(np.float32)
 
@@ -107,26 +109,32 @@ class RemoteProvider(ABC):
         """The key to send; a subclass may fall back to an environment variable."""
         return api_key
 
+    def _auth_headers(self, key: str) -> dict[str, str]:
+        """How the key travels; bearer tokens unless the service says otherwise."""
+        return {"Authorization": f"Bearer {key}"}
+
     @abstractmethod
-    def _request(self, texts: list[str]) -> object:
-        """Send one batch; return the reply's list of vectors, as decoded from JSON."""
+    def _request(self, texts: list[str], query: bool) -> object:
+        """Send one batch (of search queries when ``query``, else of documents, for services
+        that embed the two differently); return the reply's list of vectors, as decoded
+        from JSON."""
 
     def _windows(self, text: str, prefix: str) -> list[str]:
         budget = max(1, self.max_chars - len(prefix))
         return split_windows(text, budget, measure_chars, split_chars)
 
-    def _embed(self, texts: list[str]) -> FloatArray:
+    def _embed(self, texts: list[str], *, query: bool) -> FloatArray:
         parts = [
-            self._embed_batch(texts[start : start + self._batch_size])
+            self._embed_batch(texts[start : start + self._batch_size], query)
             for start in range(0, len(texts), self._batch_size)
         ]
         if not parts:
             return np.empty((0, self._profile.dims), dtype=np.float32)
         return np.concatenate(parts)
 
-    def _embed_batch(self, texts: list[str]) -> FloatArray:
+    def _embed_batch(self, texts: list[str], query: bool) -> FloatArray:
         source = f"{self.provider_name} model {self._profile.model!r} at {self.base_url}"
-        raw = self._request(texts)
+        raw = self._request(texts, query)
         if not isinstance(raw, list) or len(raw) != len(texts):
             count = len(raw) if isinstance(raw, list) else type(raw).__name__
             raise MalformedReplyError(f"{source} returned {count} vectors for {len(texts)} texts")

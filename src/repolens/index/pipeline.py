@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -67,6 +68,7 @@ largest first, so 200 files made a first batch of most of the text, and its end 
 insert and commit, 0.4 s on pip) outlasted the work the parse workers had in hand: they
 sat idle. Batches of about a megabyte end in a tenth of that."""
 EXTRACTION_KEY = "extraction_version"  # EXTRACTION_VERSION of the stored facts
+log = logging.getLogger("repolens.index")
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
 StopCheck = Callable[[], bool]
@@ -385,7 +387,13 @@ def index_project(
     with lock.hold(project.data_dir, "indexer") as writer:
         remember(conn, extra_extensions or {})
         project = with_remembered(project, conn)
-        return _index(project, conn, progress, _stop_check(should_stop, writer))
+        report = _index(project, conn, progress, _stop_check(should_stop, writer))
+    log.info(
+        "indexed %s: %d files, %d parsed, %d removed, %d failed, %d edges in %.2fs",
+        project.root, report.discovered, report.parsed, report.removed, report.failed,
+        report.edges, report.seconds,
+    )  # fmt: skip
+    return report
 
 
 def _index(

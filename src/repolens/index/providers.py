@@ -15,6 +15,8 @@ def provider_for(settings: Settings) -> EmbeddingProvider | None:
         base_url=settings.embed_base_url or None,
         api_key=settings.embed_api_key or None,
         dims=settings.embed_dims,
+        query_prefix=settings.embed_query_prefix,
+        document_prefix=settings.embed_document_prefix,
     )
 
 

@@ -7,8 +7,6 @@ short because agents weigh them lightly, and every tool's description repeats it
 
 from __future__ import annotations
 
-import logging
-
 from mcp.server.mcpserver import MCPServer
 
 from repolens import __version__
@@ -67,5 +65,4 @@ def build_server(runtime: Runtime) -> MCPServer:
         IndexTools(runtime),
         ProjectTools(runtime),
     )
-    logging.getLogger("repolens").setLevel(logging.WARNING)
     return app

@@ -59,7 +59,10 @@ class SearchTools(ToolGroup):
     def search(
         self,
         query: Query,
-        limit: Annotated[int, Field(ge=1, le=50, description="Maximum results.")] = 10,
+        limit: Annotated[
+            int | None,
+            Field(ge=1, le=50, description="Maximum results (default: the search_limit setting)."),
+        ] = None,
         path: Annotated[
             str | None,
             Field(
@@ -89,6 +92,7 @@ class SearchTools(ToolGroup):
         for a known name use `symbols` or `node`."""
         handle = self.rt.handle(projectPath)
         glob = _path_glob(handle, path)
+        limit = limit or min(handle.project.settings.search_limit, 50)
         with handle.reader() as conn:
             provider, why = handle.query_provider(conn)
             hits = search(
