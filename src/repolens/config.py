@@ -204,6 +204,19 @@ SPECS: tuple[SettingSpec, ...] = (
                 "current, all, off, or a list of project paths ('../lib')",
                 "Which interrupted indexes a server resumes when it starts: its own project"
                 " (current), every project it serves (all), the listed ones, or none."),
+    SettingSpec("search_backend", "embedded", _choice("embedded", "qdrant"),
+                "embedded or qdrant",
+                "Where search reads chunks: this index (embedded) or a Qdrant collection."),
+    SettingSpec("qdrant_url", "", _text, "an http(s) URL, or local:DIR",
+                "Qdrant server (https:// for TLS); local:DIR is the client's embedded mode."),
+    SettingSpec("qdrant_api_key", "", _text, "a string",
+                "API key for the Qdrant server (prefer the environment)."),
+    SettingSpec("qdrant_collection", "repolens", _optional_project_id,
+                "letters, digits, '_' and '-'", "The collection shared by many projects."),
+    SettingSpec("qdrant_tenant", None, _optional_project_id, "letters, digits, '_' and '-'",
+                "This project's name in the collection (default: project_id)."),
+    SettingSpec("qdrant_ca_bundle", "", _text, "a file path",
+                "CA certificates that verify the Qdrant server's TLS certificate."),
 )  # fmt: skip
 
 
@@ -294,7 +307,7 @@ def describe(settings: Settings) -> list[dict[str, Any]]:
     rows = []
     for spec in SPECS:
         value = settings.values[spec.name]
-        if spec.name == "embed_api_key" and value:
+        if spec.name in ("embed_api_key", "qdrant_api_key") and value:
             value = "***"
         if isinstance(value, Path):
             value = str(value)

@@ -12,6 +12,7 @@ current batch; what it committed is kept and the next run resumes from there.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -76,12 +77,19 @@ def _summary(report: IndexReport) -> str:
 @click.option("--no-embed", is_flag=True, help="Build the graph and keyword index only.")
 @click.option("--reembed", is_flag=True, help="Embed every chunk again with the configured model.")
 @EXTRA_EXT_OPTION
+@click.option(
+    "--push",
+    is_flag=True,
+    help="Then publish the index to the Qdrant collection (REPOLENS_QDRANT_URL).",
+)
 @json_option
 def index_command(
-    path: Path | None, no_embed: bool, reembed: bool, extra_ext: str, as_json: bool
+    path: Path | None, no_embed: bool, reembed: bool, extra_ext: str, push: bool, as_json: bool
 ) -> None:
     """Index PATH (default: the current project): graph and keyword search first, then
-    embeddings for semantic search. Unchanged files are not read again."""
+    embeddings for semantic search. Unchanged files are not read again. ``--push`` then
+    sends what the Qdrant collection lacks, file by file (a CI job on the default branch
+    publishes the team's index this way; an interrupted push resumes)."""
     # here, not at module level: other commands need not load the indexer (parsers, resolve)
     from repolens.index.pipeline import IndexCancelled, index_project
 
@@ -105,6 +113,8 @@ def index_command(
                 result["index"] = asdict(report)
                 if not no_embed:
                     result["embed"] = _embed(project, stop, as_json, progress, reembed)
+                if push:
+                    result["push"] = _push(project, conn, as_json, progress)
         except lock.WriterBusy as exc:
             fail(str(exc), as_json, **result)
         except IndexCancelled as exc:
@@ -140,6 +150,26 @@ def _stopped_embedding(result: dict[str, Any], pressed: bool, as_json: bool) -> 
         )  # fmt: skip
 
 
+def _push(
+    project: Project, conn: sqlite3.Connection, as_json: bool, progress: ProgressFn
+) -> dict[str, Any]:
+    """Publish the index to the project's Qdrant tenant (the local index is already
+    complete, so a failure here loses nothing: the next push resumes)."""
+    from repolens.query.backends import BackendConfigError, qdrant_target
+    from repolens.store.qdrant import QdrantUnavailable, connect
+    from repolens.store.qdrant_push import push
+
+    try:
+        target = qdrant_target(project)
+        stats = push(conn, connect(target), target, project.root,
+                     lambda done, total: progress("push", done, total))  # fmt: skip
+    except (BackendConfigError, QdrantUnavailable, ValueError) as exc:
+        fail(f"index updated; push failed: {exc}", as_json)
+    except Exception as exc:  # the client's own errors: refused, timeout, TLS, HTTP status
+        fail(f"index updated; push to {project.settings.qdrant_url} failed: {exc}", as_json)
+    return {"collection": target.collection, "tenant": target.tenant, **asdict(stats)}
+
+
 def _print_index(result: dict[str, Any]) -> None:
     report = result["index"]
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(report["skipped"].items())) or "none"
@@ -151,6 +181,13 @@ def _print_index(result: dict[str, Any]) -> None:
     embed = result.get("embed")
     if isinstance(embed, dict) and "skipped" not in embed:
         click.echo("Embeddings: " + ", ".join(f"{k} {v}" for k, v in embed.items()))
+    pushed = result.get("push")
+    if pushed:
+        click.echo(
+            f"Pushed to {pushed['collection']}/{pushed['tenant']}: {pushed['files_sent']} files"
+            f" ({pushed['points_sent']} chunks) sent, {pushed['files_deleted']} deleted,"
+            f" {pushed['files_unchanged']} unchanged in {pushed['seconds']:.1f}s"
+        )
 
 
 @click.command("update")

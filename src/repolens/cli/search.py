@@ -64,12 +64,14 @@ def search_command(
 ) -> None:
     """Find code by meaning and by name: keyword (BM25) and semantic search, fused."""
     # here, not at module level: loading the CLI for other commands skips numpy
+    from repolens.query.backends import choose_backend
     from repolens.query.search import search
 
     project = load_project(project_path, as_json)
     limit = limit or project.settings.search_limit
     with open_index(project, as_json) as conn:
-        provider, keyword_only = _dense_provider(project, conn)
+        chosen = choose_backend(project, conn)
+        provider, keyword_only = _dense_provider(project, conn, chosen.embedding_key)
         incomplete = incomplete_note(conn, project.data_dir)
         results = search(
             conn,
@@ -81,9 +83,10 @@ def search_command(
             symbol_kinds=kinds,
             provider=provider,
             min_score=min_score,
+            backend=chosen.backend,
         )
     data: dict[str, Any] = {"mode": "keyword" if keyword_only else "hybrid"}
-    notes = [n for n in (keyword_only, incomplete) if n]
+    notes = [n for n in (chosen.note, keyword_only, incomplete) if n]
     if notes:
         data["notes"] = notes
     data["results"] = [result_json(r) for r in results]
@@ -103,10 +106,11 @@ def result_json(result: SearchResult) -> dict[str, Any]:
 
 
 def _dense_provider(
-    project: Project, conn: sqlite3.Connection
+    project: Project, conn: sqlite3.Connection, remote_key: str | None = None
 ) -> tuple[EmbeddingProvider | None, str]:
     """The configured provider if the index holds vectors it can be compared with; else
-    ``None`` and why the search is keyword (BM25) only."""
+    ``None`` and why the search is keyword (BM25) only. ``remote_key``: the key of a
+    remote backend's vectors, when one serves the search."""
     from repolens.index.providers import provider_or_reason  # numpy: see search_command
     from repolens.store.embeddings import effective_key
     from repolens.store.vectors import open_matrix
@@ -114,7 +118,7 @@ def _dense_provider(
     provider, why = provider_or_reason(project.settings)
     if provider is None:
         return None, f"keyword (BM25) results only: {why}"
-    stored = effective_key(conn)
+    stored = remote_key or effective_key(conn)
     if stored is None:
         return None, "keyword (BM25) results only: nothing is embedded yet (`repolens index`)"
     if provider.profile.key() != stored:
@@ -122,7 +126,7 @@ def _dense_provider(
             f"keyword (BM25) results only: the index is embedded with {stored}, the settings"
             f" ask for {provider.profile.key()}; `repolens index --reembed` switches"
         )
-    if open_matrix(project.data_dir, stored) is None:
+    if remote_key is None and open_matrix(project.data_dir, stored) is None:
         return None, "keyword (BM25) results only: the vectors are not ready (`repolens index`)"
     return provider, ""
 

@@ -36,13 +36,18 @@ _BM25 = "bm25(chunks_fts, {}, {}, {})".format(*BM25_COLUMN_WEIGHTS)
 
 
 class EmbeddedBackend:
-    """Search over the project's own SQLite file and matrix (the default)."""
+    """Search over the project's own SQLite file and matrix (the default).
+    ``bm25_weight``: the lexical side's share in the fusion (an overlay under a Qdrant
+    answer fuses as the server does, unweighted, so the two merge on one scale)."""
 
     name = "embedded"
 
-    def __init__(self, conn: sqlite3.Connection, data_dir: Path) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, data_dir: Path, bm25_weight: float = fusion.BM25_WEIGHT
+    ) -> None:
         self.conn = conn
         self.data_dir = data_dir
+        self.bm25_weight = bm25_weight
 
     def retrieve(self, request: SearchRequest) -> Retrieved:
         conn, filters, pool = self.conn, request.filters, request.pool
@@ -60,7 +65,7 @@ class EmbeddedBackend:
             helping.result()
             dense = scan.top(pool)
         query_vector = scan.query if scan else None
-        candidates = fusion.fuse(lexical[:pool], dense)
+        candidates = fusion.fuse(lexical[:pool], dense, self.bm25_weight)
         chunks.update(chunk_metas(conn, [key for key, _ in dense if key not in chunks]))
         _complete(candidates, chunks, dict(lexical), matrix, query_vector)
         return Retrieved(candidates, chunks, terms)

@@ -57,14 +57,16 @@ class Candidate:
 
 
 def fuse(
-    lexical: Sequence[tuple[ChunkKey, float]], dense: Sequence[tuple[ChunkKey, float]]
+    lexical: Sequence[tuple[ChunkKey, float]],
+    dense: Sequence[tuple[ChunkKey, float]],
+    bm25_weight: float = BM25_WEIGHT,
 ) -> dict[ChunkKey, Candidate]:
     """Candidates from both rankings with their weighted RRF value."""
     found: dict[ChunkKey, Candidate] = {}
     for rank, (chunk_id, value) in enumerate(lexical, start=1):
         candidate = found.setdefault(chunk_id, Candidate(chunk_id))
         candidate.bm25, candidate.bm25_rank = value, rank
-        candidate.rrf += BM25_WEIGHT / (RRF_K + rank)
+        candidate.rrf += bm25_weight / (RRF_K + rank)
     for rank, (chunk_id, value) in enumerate(dense, start=1):
         candidate = found.setdefault(chunk_id, Candidate(chunk_id))
         candidate.cosine, candidate.dense_rank = value, rank

@@ -88,7 +88,7 @@ def _score(
     """
     shape = fusion.QueryShape.of(query, terms.tokens)
     ordered = sorted((c for i, c in candidates.items() if i in chunks), key=lambda c: -c.rrf)
-    best: list[tuple[float, ChunkKey]] = []  # min-heap of the top rank scores kept so far
+    best: list[tuple[float, tuple[bool, ChunkKey]]] = []  # min-heap of the top kept so far
     kept = []
     for candidate in ordered:
         if len(best) == limit and candidate.rrf * fusion.MAX_BOOST <= best[0][0]:
@@ -106,11 +106,17 @@ def _score(
         if min_score is not None and candidate.score < min_score:
             continue
         kept.append(candidate)
-        heapq.heappush(best, (candidate.rank_score, candidate.chunk_id))
+        heapq.heappush(best, (candidate.rank_score, _tie(candidate.chunk_id)))
         if len(best) > limit:
             heapq.heappop(best)
-    kept.sort(key=lambda c: (-c.rank_score, -c.score, c.chunk_id))
+    kept.sort(key=lambda c: (-c.rank_score, -c.score, _tie(c.chunk_id)))
     return kept[:limit]
+
+
+def _tie(key: ChunkKey) -> tuple[bool, ChunkKey]:
+    """Orders equal scores by key; an overlay's local row ids before remote point ids
+    (the two never compare with each other)."""
+    return isinstance(key, str), key
 
 
 def _evidence(candidate: fusion.Candidate) -> dict[str, float]:

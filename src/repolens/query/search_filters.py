@@ -108,12 +108,16 @@ def _superset(glob: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Filters:
     """What a search may return: ``file_ids`` (``None``: every file) and chunk ``kinds``
-    (empty: every kind); ``where``/``params``: the same as conditions over ``chunks c``."""
+    (empty: every kind); ``where``/``params``: the same as conditions over ``chunks c``.
+    ``path_glob`` and ``languages`` are kept as asked, for a backend that filters on its
+    own payload rather than on this index's file ids."""
 
     file_ids: npt.NDArray[np.int64] | None
     kinds: tuple[str, ...]
     where: str
     params: tuple[object, ...]
+    path_glob: str | None = None
+    languages: tuple[str, ...] = ()
 
     @classmethod
     def build(
@@ -122,9 +126,13 @@ class Filters:
         path_glob: str | None,
         languages: Sequence[str],
         kinds: Sequence[str],
+        file_ids: npt.NDArray[np.int64] | None = None,
     ) -> Filters:
+        """``file_ids``: only these files, whatever the glob and languages allow."""
         pattern = path_pattern(path_glob) if path_glob else None
         files = _file_ids(conn, pattern, languages) if pattern or languages else None
+        if file_ids is not None:
+            files = file_ids if files is None else np.intersect1d(files, file_ids)
         clauses: list[str] = []
         params: list[object] = []
         if files is not None:
@@ -134,7 +142,8 @@ class Filters:
             clauses.append(f"c.kind IN ({','.join('?' * len(kinds))})")
             params.extend(kinds)
         where = "".join(f" AND {clause}" for clause in clauses)
-        return cls(files, tuple(kinds), where, tuple(params))
+        glob = path_glob if pattern is not None else None
+        return cls(files, tuple(kinds), where, tuple(params), glob, tuple(languages))
 
     @property
     def excludes_everything(self) -> bool:
@@ -156,3 +165,13 @@ def _file_ids(
     regex = pattern.regex if pattern is not None else None
     ids = [file_id for file_id, path in rows if regex is None or regex.fullmatch(path)]
     return np.asarray(ids, dtype=np.int64)
+
+
+def matching_paths(conn: sqlite3.Connection, path_glob: str) -> list[str]:
+    """The indexed paths ``path_glob`` selects (every path when it excludes nothing)."""
+    pattern = path_pattern(path_glob)
+    rows = conn.execute("SELECT fi.id, fi.path FROM files fi")
+    if pattern is None:
+        return [path for _, path in rows]
+    ids = set(_file_ids(conn, pattern, ()).tolist())
+    return [path for file_id, path in rows if file_id in ids]

@@ -1,0 +1,82 @@
+"""Choosing a project's search backend from its settings (``search_backend``).
+
+``embedded`` (the default) searches this index. ``qdrant`` searches the project's tenant
+in a Qdrant collection and overlays the files that differ locally from what was pushed.
+A Qdrant that cannot be reached costs the remote half, never the search: the answer
+then comes from the local index, with a note saying so.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from repolens.project import Project, default_project_id
+from repolens.query.backend import SearchBackend
+from repolens.store.qdrant import QdrantUnavailable, Target
+
+DEFAULT_COLLECTION = "repolens"
+
+
+class BackendConfigError(Exception):
+    """The settings select a backend they do not say how to reach."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """The backend to pass to :func:`repolens.query.search.search` (``None``: the
+    embedded one), the embedding key its vectors were made with (``None``: unknown or
+    none), and a note for the user when something fell back."""
+
+    backend: SearchBackend | None
+    embedding_key: str | None = None
+    note: str = ""
+
+
+def qdrant_target(project: Project) -> Target:
+    """Where this project's points live, from its settings."""
+    settings = project.settings
+    if not settings.qdrant_url:
+        raise BackendConfigError(
+            "the Qdrant backend needs a server: set REPOLENS_QDRANT_URL (or qdrant_url in"
+            " .repolens.toml), e.g. http://localhost:6333"
+        )
+    tenant = settings.qdrant_tenant or settings.project_id or default_project_id(project.root)
+    return Target(
+        url=settings.qdrant_url,
+        collection=settings.qdrant_collection or DEFAULT_COLLECTION,
+        tenant=tenant,
+        api_key=settings.qdrant_api_key,
+        ca_bundle=settings.qdrant_ca_bundle,
+    )
+
+
+def choose_backend(project: Project, conn: sqlite3.Connection) -> Chosen:
+    """The configured backend, ready to search (see module docstring)."""
+    if project.settings.search_backend != "qdrant":
+        return Chosen(None)
+    from repolens.query.embedded import EmbeddedBackend
+    from repolens.query.qdrant import SERVER_WEIGHT, QdrantBackend, overlay_paths
+    from repolens.store.qdrant import connect
+    from repolens.store.qdrant_push import read_manifest
+
+    try:
+        target = qdrant_target(project)
+        client = connect(target)
+        manifest = read_manifest(client, target)
+    except (BackendConfigError, QdrantUnavailable) as exc:
+        return Chosen(None, note=f"{exc}; searched the local index")
+    except Exception as exc:  # the client raises many kinds: refused, timeout, TLS, HTTP
+        return Chosen(None, note=f"Qdrant unreachable ({exc}); searched the local index")
+    if manifest is None:
+        return Chosen(
+            None,
+            note=f"nothing pushed to {target.collection}/{target.tenant} yet"
+            " (`repolens index --push`); searched the local index",
+        )
+    overlay, note = overlay_paths(conn, project.root, manifest)
+    local = EmbeddedBackend(conn, project.data_dir, SERVER_WEIGHT)
+    embedding = manifest.get("embedding") or {}
+    key = embedding.get("key")
+    backend = QdrantBackend(conn, client, target, local, overlay)
+    return Chosen(backend, str(key) if key else None, note or "")
