@@ -36,6 +36,9 @@ BREADTH = {
     "r": ("r",),
     "sql": ("sql",),
     "objc": ("objc", "cuda"),
+    "haskell": ("haskell",),
+    "zig": ("zig",),
+    "julia": ("julia",),
 }
 
 

@@ -39,6 +39,9 @@ RENAMES = {
     "r": ("R/plots.R", 'source("R/utils.R")', 'source("R/missing.R")'),
     "sql": ("db/schema.sql", "CREATE TABLE customers (", "CREATE TABLE clients ("),
     "objc": ("Shop/Cart.m", "- (double)subtotal {", "- (double)base {"),
+    "haskell": ("src/Shop/Util.hs", "formatPrice n =", "formatCost n ="),
+    "zig": ("src/util.zig", "pub fn double(", "pub fn twice("),
+    "julia": ("src/util.jl", "tax(n) = n * 2", "levy(n) = n * 2"),
 }
 # edits whose effect crosses files through a class rather than a name in scope
 MEMBER_EDITS = [

@@ -41,6 +41,7 @@ EXTENSIONS: Mapping[str, str] = {
     ".gd": "gdscript", ".tscn": "godot", ".tres": "godot", ".godot": "godot",
     ".r": "r", ".rmd": "markdown",
     ".cu": "cuda", ".cuh": "cuda", ".m": "objc", ".mm": "objc",
+    ".hs": "haskell", ".lhs": "haskell", ".zig": "zig", ".jl": "julia",
     ".astro": "astro", ".liquid": "liquid", ".styl": "stylus",
     ".heex": "eex", ".eex": "eex", ".leex": "eex",
     ".html": "html", ".htm": "html", ".xhtml": "html",

@@ -81,7 +81,9 @@ def lookup_layout(lookup: Lookup) -> Callable[[Path, Project, list[FileRow]], La
 
         def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
             module = declared.get(imp.module) or find(file, imp.module)
-            return ImportResult(module) if module is not None else ImportResult(external=True)
+            if module is None:
+                return ImportResult(external=True)
+            return ImportResult(module, (imp.name,) if imp.name and not imp.is_wildcard else ())
 
         def path_root(file: FileRow, name: str) -> Value | None:
             module = declared.get(name)
@@ -100,7 +102,7 @@ def lookup_layout(lookup: Lookup) -> Callable[[Path, Project, list[FileRow]], La
 
 
 def _alias(imp: ImportRow) -> str | None:
-    return imp.alias
+    return imp.alias or (imp.name if not imp.is_wildcard else None)
 
 
 def _declared(

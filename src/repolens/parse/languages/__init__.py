@@ -34,6 +34,9 @@ SPEC_MODULES: dict[str, str] = {
     "sql": "repolens.parse.languages.sql",
     "cuda": "repolens.parse.languages.cuda",
     "objc": "repolens.parse.languages.objc",
+    "haskell": "repolens.parse.languages.haskell",
+    "zig": "repolens.parse.languages.zig",
+    "julia": "repolens.parse.languages.julia",
 }
 
 LINE_ONLY_LANGUAGES = frozenset({"r", "protobuf", "graphql", "godot", "astro", "liquid", "stylus"})

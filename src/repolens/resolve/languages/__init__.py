@@ -48,6 +48,9 @@ _SPEC_OF_LANGUAGE: dict[str, str] = {
     "sql": "sql.SPEC",
     "cuda": "cfamily.SPEC",
     "objc": "cfamily.SPEC",
+    "haskell": "by_path.HASKELL",
+    "zig": "by_path.ZIG",
+    "julia": "by_path.JULIA",
 }
 """``files.language`` -> ``module.ATTRIBUTE`` of this package holding its spec."""
 

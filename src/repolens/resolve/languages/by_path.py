@@ -1,4 +1,10 @@
-"""Languages outlined line by line whose imports name files: their resolvers, as data.
+"""Languages whose imports name files or declared modules: their resolvers, as data.
+
+Haskell's ``import Shop.Order`` is the file whose ``module Shop.Order`` header says so,
+else ``Shop/Order.hs`` under the root, ``src/``, ``lib/``, ``app/`` or ``test/``; Zig's
+``@import("util.zig")`` is relative to the importing file (``std`` and packages are
+external); Julia's ``include("util.jl")`` too, and ``using .Util`` names a project
+``module Util``. The rest are languages outlined line by line (no grammar wheel):
 
 R's ``source("R/utils.R")`` is relative to the working directory, taken as the script's
 folder and then the project root (``library(dplyr)`` names a package: external);
@@ -13,18 +19,71 @@ from __future__ import annotations
 
 from repolens.resolve.base import LanguageSpec
 from repolens.resolve.lookup import Lookup, lookup_layout
+from repolens.resolve.project import Sym
 
 
-def _spec(name: str, lookup: Lookup, builtins: frozenset[str] = frozenset()) -> LanguageSpec:
+def _spec(
+    name: str,
+    lookup: Lookup,
+    builtins: frozenset[str] = frozenset(),
+    builtin_methods: frozenset[str] = frozenset(),
+    self_names: frozenset[str] = frozenset(),
+) -> LanguageSpec:
     return LanguageSpec(
         name=name,
         languages=frozenset({name}),
         build_layout=lookup_layout(lookup),
         builtins=builtins,
         builtin_types=frozenset(),
-        builtin_methods=frozenset(),
+        builtin_methods=builtin_methods,
+        self_names=self_names,
     )
 
+
+def _is_module(sym: Sym) -> bool:
+    return sym.kind == "module"
+
+
+HASKELL_PRELUDE = frozenset(
+    {
+        "map", "filter", "foldr", "foldl", "sum", "product", "length", "null", "head", "tail",
+        "reverse", "concat", "concatMap", "zip", "zipWith", "lookup", "elem", "show", "read",
+        "print", "putStrLn", "putStr", "getLine", "return", "pure", "fmap", "mapM", "mapM_",
+        "forM", "forM_", "sequence", "when", "unless", "maybe", "either", "fst", "snd", "id",
+        "const", "flip", "error", "undefined", "not", "max", "min", "fromIntegral",
+        "toInteger", "div", "mod", "negate", "abs", "succ", "pred", "take", "drop",
+        "splitAt", "lines", "unlines", "words", "seq",
+    }
+)  # fmt: skip
+JULIA_BASE = frozenset(
+    {
+        "println", "print", "push!", "pop!", "append!", "length", "sum", "map", "filter",
+        "collect", "string", "error", "throw", "isempty", "haskey", "get", "keys", "values",
+        "zeros", "ones", "size", "typeof", "convert", "round", "floor",
+    }
+)  # fmt: skip
+ZIG_METHODS = frozenset({"print", "init", "deinit", "append", "items", "alloc", "free"})
+
+HASKELL = _spec(
+    "haskell",
+    Lookup(
+        extensions=(".hs", ".lhs"),
+        roots=("", "src", "lib", "app", "test", "tests"),
+        relative=False,
+        separator=".",
+        declares=_is_module,
+    ),
+    HASKELL_PRELUDE,
+)
+ZIG = _spec(
+    "zig",
+    Lookup(extensions=(".zig",), roots=("", "src")),
+    builtin_methods=ZIG_METHODS,
+    self_names=frozenset({"self"}),
+)
+JULIA = _spec(
+    "julia", Lookup(extensions=(".jl",), roots=("", "src"), declares=_is_module), JULIA_BASE
+)
 
 R = _spec("r", Lookup(extensions=(".R", ".r"), roots=("", "R")))
 PROTOBUF = _spec("protobuf", Lookup(roots=("", "proto", "protos", "src")))
