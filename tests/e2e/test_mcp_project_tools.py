@@ -162,3 +162,13 @@ async def test_update_with_extra_extensions_indexes_them_and_rejects_bad_ones(
         assert not failed, text
         _, text = await call(session, "search", query="receipt_footer")
         assert "shop/receipt.tpl" in text
+
+
+async def test_explore_tool_gives_the_chain_then_code(project: Path) -> None:
+    async for session in serve(project, "off"):
+        await indexed(session)
+        failed, text = await call(session, "explore", names="fetch_user Server handle")
+        assert not failed, text
+        assert "Longest call chain: 2 of 2 named symbols" in text
+        assert text.index("## Server.handle") < text.index("## fetch_user")  # call order
+        assert "def fetch_user" in text

@@ -24,7 +24,7 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "mcp" / "sample"
 QUERY_TOOLS = {
     "search", "symbols", "context", "files", "node", "callers", "callees", "impact", "trace",
     "deps", "cycles", "deadcode", "graph_stats", "status", "health", "projects", "about",
-    "hierarchy",
+    "hierarchy", "explore",
     "diagram",
 }  # fmt: skip
 WRITE_TOOLS = {"index", "update", "stop", "remove", "watch"}

@@ -39,6 +39,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "serve": "serve",
     "about": "about",
     "hierarchy": "hierarchy",
+    "explore": "explore",
     "diagram": "diagram",
 }
 """Command name → module of ``repolens.cli`` that defines it in its ``COMMANDS``."""

@@ -30,6 +30,7 @@ from repolens.mcp.toolkit import (
     tool,
 )
 from repolens.mcp.tools_search import finish, languages_of
+from repolens.present.explore import render_exploration
 from repolens.present.format import Answer, add_code, plural
 from repolens.present.graph import (
     add_lines,
@@ -43,6 +44,7 @@ from repolens.present.listing import render_symbols
 from repolens.present.symbols import label
 from repolens.present.trace import NodeFacts, render_node, render_trace
 from repolens.query.analysis import file_deps
+from repolens.query.explore import explore as explore_names
 from repolens.query.graph import (
     FILE_KIND,
     EdgeHit,
@@ -216,6 +218,35 @@ class GraphTools(ToolGroup):
             out.add("Nothing in the index depends on it (see `callers` for unresolved uses).")
         render_impact(out, result)
         return finish(out, handle)
+
+    @tool("explore", "How named symbols connect")
+    def explore(
+        self,
+        names: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="Symbol names spanning a flow, in any order"
+                " ('OrderController list OrderService find'); a class then a member name"
+                " means that member.",
+            ),
+        ],
+        budget: Budget = LONG,
+        projectPath: ProjectPath = None,
+    ) -> str:
+        """For a bag of symbol names you already know: the longest call chain through
+        them, in call order, with each call site, then each named symbol's code. Use it
+        instead of `context` when the question is how known pieces connect; use `trace`
+        for exactly two symbols."""
+        handle = self.rt.handle(projectPath)
+        with handle.reader() as conn:
+            found = explore_names(conn, names)
+            source = SourceCache(handle.root, conn)
+            files = {ref.file for ref in [*found.named, *found.chain_symbols()]}
+            out = Answer(budget)
+            render_exploration(out, found, source, languages_of(conn, files))
+        return finish(out, handle, source.stale_note())
 
     @tool("hierarchy", "Type hierarchy")
     def hierarchy(
