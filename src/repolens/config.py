@@ -8,6 +8,7 @@ the key, the value and what is allowed, instead of surfacing later as odd behavi
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import re
 import sys
@@ -31,6 +32,14 @@ PROJECT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 
 class ConfigError(Exception):
     """A setting has a value repolens cannot use."""
+
+
+class NotAllowedError(ValueError):
+    """A value outside a set known only at run time; ``allowed`` says what is allowed."""
+
+    def __init__(self, value: Any, allowed: str) -> None:
+        super().__init__(value)
+        self.allowed = allowed
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +144,19 @@ def _extensions(value: Any) -> dict[str, str]:
         if not isinstance(ext, str) or not isinstance(lang, str) or not ext.startswith("."):
             raise ValueError(value)
         result[ext.lower()] = lang.lower()
+    if result:
+        from repolens.discover.languages import known_languages  # only when some are set
+
+        known = known_languages()
+        for ext, lang in result.items():
+            if lang not in known:
+                close = difflib.get_close_matches(lang, sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise NotAllowedError(
+                    value,
+                    f"a known language for {ext!r}, not {lang!r}{hint}; the languages are"
+                    f" {', '.join(sorted(known))}",
+                )
     return result
 
 
@@ -245,9 +267,10 @@ def usable_cores() -> int:
 def _validate(spec: SettingSpec, raw: Any, origin: str) -> Any:
     try:
         return spec.parse(raw)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError) as exc:
+        allowed = exc.allowed if isinstance(exc, NotAllowedError) else spec.allowed
         raise ConfigError(
-            f"invalid {spec.name} = {raw!r} (from {origin}): expected {spec.allowed}"
+            f"invalid {spec.name} = {raw!r} (from {origin}): expected {allowed}"
         ) from None
 
 

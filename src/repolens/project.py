@@ -77,8 +77,12 @@ def default_project_id(root: Path) -> str:
     return hashlib.sha256(str(root).encode()).hexdigest()[:12]
 
 
-def open_project(path: Path | None = None, settings: Settings | None = None) -> Project:
-    """Identify the project at ``path`` and make sure its data dir exists."""
+def open_project(
+    path: Path | None = None, settings: Settings | None = None, *, create: bool = True
+) -> Project:
+    """Identify the project at ``path`` and make sure its data dir exists (unless not
+    ``create``: a command that only reads must leave no ``.repolens/`` behind where no
+    index is)."""
     root = find_root(path)
     settings = settings or load_settings(root)
     base_id = settings.project_id or default_project_id(root)
@@ -92,7 +96,8 @@ def open_project(path: Path | None = None, settings: Settings | None = None) -> 
         data_dir = root / DATA_DIR_NAME
         if branch:
             data_dir = data_dir / "branches" / sanitize_branch(branch)
-    _ensure_data_dir(data_dir, root)
+    if create:
+        _ensure_data_dir(data_dir, root)
     return Project(root, project_id, data_dir, settings, branch)
 
 

@@ -8,6 +8,7 @@ code of commands it does not run (about a third of the start-up time).
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import os
 import sqlite3
@@ -56,6 +57,17 @@ class _LazyGroup(click.Group):
         module = importlib.import_module(f"repolens.cli.{module_name}")
         commands: list[click.Command] = module.COMMANDS
         return next(command for command in commands if command.name == cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, but a misspelled command names the closest ones."""
+        name = click.utils.make_str(args[0])
+        if name in _COMMAND_MODULES or name.startswith("-"):
+            return super().resolve_command(ctx, args)
+        close = difflib.get_close_matches(name, list(_COMMAND_MODULES), n=3, cutoff=0.6)
+        hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        ctx.fail(f"No such command {name!r}.{hint}")
 
 
 def _about(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

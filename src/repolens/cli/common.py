@@ -81,12 +81,13 @@ def emit(data: Any, as_json: bool, render: Callable[[], None]) -> None:
         render()
 
 
-def load_project(path: Path | None, as_json: bool) -> Project:
-    """The project at ``path``; its settings also decide how this process logs."""
+def load_project(path: Path | None, as_json: bool, *, writes: bool = False) -> Project:
+    """The project at ``path``; its settings also decide how this process logs. Its data
+    dir is made only for a command that ``writes``."""
     from repolens.logs import configure_logging
 
     try:
-        project = open_project(path)
+        project = open_project(path, create=writes)
         configure_logging(project.settings, project.root)
     except (ConfigError, ProjectError) as exc:
         fail(str(exc), as_json)

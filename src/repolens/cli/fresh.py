@@ -68,7 +68,7 @@ def _extra_extensions(text: str, as_json: bool) -> dict[str, str]:
 def _summary(report: IndexReport) -> str:
     return (
         f"{report.parsed} updated, {report.unchanged} unchanged, {report.removed} removed,"
-        f" {report.failed} failed; {report.edges} edges resolved in {report.seconds:.2f}s"
+        f" {report.failed} failed; {report.edges} reference edges resolved in {report.seconds:.2f}s"
     )
 
 
@@ -95,7 +95,7 @@ def index_command(
 
     if no_embed and reembed:
         raise click.UsageError("--reembed embeds, --no-embed does not: choose one")
-    project = load_project(path, as_json)
+    project = load_project(path, as_json, writes=True)
     extra = _extra_extensions(extra_ext, as_json)
     show = not as_json and sys.stderr.isatty()
     result: dict[str, Any] = {"project": str(project.root)}
@@ -176,7 +176,8 @@ def _print_index(result: dict[str, Any]) -> None:
     click.echo(
         f"Indexed {report['discovered']} files in {report['seconds']:.1f}s: "
         f"{report['parsed']} parsed, {report['unchanged']} unchanged, "
-        f"{report['removed']} removed; {report['edges']} edges resolved. Skipped: {skipped}."
+        f"{report['removed']} removed; {report['edges']} reference edges resolved."
+        f" Skipped: {skipped}."
     )
     embed = result.get("embed")
     if isinstance(embed, dict) and "skipped" not in embed:
@@ -204,7 +205,7 @@ def update_command(
     removed, and references into them re-resolved. An interrupted index is resumed."""
     from repolens.index.pipeline import IndexCancelled, index_project, update_paths  # see index
 
-    project = load_project(path, as_json)
+    project = load_project(path, as_json, writes=True)
     extra = _extra_extensions(extra_ext, as_json)
     if files and extra:
         raise click.UsageError("--extra-ext applies to a whole update: drop --file, or run it")
@@ -270,7 +271,7 @@ def watch_command(
     from repolens.index.background import make_embedder
     from repolens.index.watcher import WatchOptions, watch_allowed, watch_project
 
-    project = load_project(path, as_json)
+    project = load_project(path, as_json, writes=True)
     if not watch_allowed(project.settings.watch, explicit=True):
         fail("watching is off for this project (setting watch = off)", as_json)
     embedder, note = (None, "") if no_embed else make_embedder(project)

@@ -56,7 +56,10 @@ def _print_status(status: dict[str, Any]) -> None:
     if files["skipped"]:
         console().print("Skipped: " + ", ".join(f"{k} {v}" for k, v in files["skipped"].items()))
     graph = status["graph"]
-    console().print(f"Graph: {graph['symbols']} symbols, {graph['edges']} edges")
+    console().print(
+        f"Graph: {graph['symbols']} symbols, {graph['edges']} edges ({graph['reference_edges']}"
+        f" reference edges resolved, {graph['edges'] - graph['reference_edges']} contains)"
+    )
     writer = status.get("writer")
     who = f"{writer['role']} (pid {writer['pid']} on {writer['host']})" if writer else "none"
     stopping = ", stopping after its current batch" if writer and writer["stop_requested"] else ""

@@ -51,8 +51,8 @@ def serve_command(project_path: Path | None, http: str | None, links: tuple[Path
     from repolens.mcp.server import build_server
 
     address = parse_address(http) if http else None
-    project = load_project(project_path, False)
-    linked = [load_project(path, False) for path in links]
+    project = load_project(project_path, False, writes=True)
+    linked = [load_project(path, False, writes=True) for path in links]
     runtime = Runtime(project, linked)
     app = build_server(runtime)
     runtime.auto_start()

@@ -150,3 +150,8 @@ def detect_language(
     if name.upper() in TEXT_STEMS:
         return "text"
     return _interpreter(head) if head.startswith(b"#!") else None
+
+
+def known_languages() -> frozenset[str]:
+    """Every language id a file can be given (what ``extra_extensions`` may name)."""
+    return frozenset({*EXTENSIONS.values(), *NAMES.values(), "text"})

@@ -62,6 +62,10 @@ def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
                 0
             ],
             "edges": conn.execute("SELECT count(*) FROM edges").fetchone()[0],
+            # what the indexer's "reference edges resolved" counts: all but `contains`
+            "reference_edges": conn.execute(
+                "SELECT count(*) FROM edges WHERE kind != 'contains'"
+            ).fetchone()[0],
             "pending_resolve": len(
                 set(json.loads(get_meta(conn, "pending_resolve", "[]")))
                 | set(json.loads(get_meta(conn, "pending_exact", "[]")))
