@@ -26,6 +26,7 @@ from repolens.query.filegraph import (
     ROOT,
     FileGraph,
     collapse,
+    cycle_pairs,
     file_graph,
     fold,
     folder_scope,
@@ -175,52 +176,13 @@ def _draw_folders(diagram: Diagram, graph: FileGraph, keys: dict[str, str]) -> N
 
 
 def _mark_cycle_edges(diagram: Diagram) -> None:
-    """An edge is on a cycle when both ends are in the same strongly connected component
-    of the drawn graph (a cycle of folders can hide no cycle of files, and vice versa)."""
-    component = _components(diagram)
+    """Edges on a cycle of the drawn graph, and their ends, are marked."""
+    on_cycle = cycle_pairs((edge.source, edge.target) for edge in diagram.edges)
     for edge in diagram.edges:
-        if component[edge.source] == component[edge.target] and edge.source != edge.target:
+        if (edge.source, edge.target) in on_cycle:
             edge.cycle = True
             diagram.nodes[edge.source].tags.add("cycle")
             diagram.nodes[edge.target].tags.add("cycle")
-
-
-def _components(diagram: Diagram) -> dict[str, int]:
-    """Strongly connected components (Kosaraju, iterative) of the drawn graph."""
-    out: dict[str, list[str]] = {key: [] for key in diagram.nodes}
-    back: dict[str, list[str]] = {key: [] for key in diagram.nodes}
-    for edge in diagram.edges:
-        out[edge.source].append(edge.target)
-        back[edge.target].append(edge.source)
-    order: list[str] = []
-    seen: set[str] = set()
-    for start in diagram.nodes:
-        if start in seen:
-            continue
-        seen.add(start)
-        stack = [(start, iter(out[start]))]
-        while stack:
-            node, it = stack[-1]
-            nxt = next((n for n in it if n not in seen), None)
-            if nxt is None:
-                order.append(node)
-                stack.pop()
-            else:
-                seen.add(nxt)
-                stack.append((nxt, iter(out[nxt])))
-    component: dict[str, int] = {}
-    for number, start in enumerate(reversed(order)):
-        if start in component:
-            continue
-        todo = [start]
-        component[start] = number
-        while todo:
-            node = todo.pop()
-            for prev in back[node]:
-                if prev not in component:
-                    component[prev] = number
-                    todo.append(prev)
-    return component
 
 
 # --- symbols ---------------------------------------------------------------------------

@@ -105,7 +105,7 @@ def _import_graph(conn: sqlite3.Connection) -> dict[str, set[str]]:
     return graph
 
 
-def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     """Tarjan's algorithm, iterative (import graphs can be deeper than the recursion limit),
     visiting nodes and neighbours in sorted order so the output is deterministic."""
     index: dict[str, int] = {}
@@ -151,7 +151,7 @@ def import_cycles(conn: sqlite3.Connection, *, limit: int = 50) -> list[list[str
     files that import themselves. Each cycle's paths are sorted; cycles come largest first,
     then by first path. Use ``cycle_links`` to show the import lines that close them."""
     graph = _import_graph(conn)
-    cycles = [c for c in _strongly_connected(graph) if len(c) > 1 or c[0] in graph.get(c[0], set())]
+    cycles = [c for c in strongly_connected(graph) if len(c) > 1 or c[0] in graph.get(c[0], set())]
     cycles.sort(key=lambda c: (-len(c), c))
     return cycles[: max(limit, 0)]
 

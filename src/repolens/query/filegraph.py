@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from repolens.query.analysis import FileLookupError, import_cycles
+from repolens.query.analysis import FileLookupError, import_cycles, strongly_connected
 
 ROOT = ""  # the project root as a folder
 
@@ -93,6 +93,23 @@ def collapse(graph: FileGraph, key: Callable[[str], str]) -> Collapsed:
             imports[(a, b)] += count
     cyclic = frozenset(key(path) for path in graph.cyclic)
     return Collapsed(members, dict(imports), cyclic)
+
+
+def cycle_pairs(pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The edges among ``pairs`` that lie on a cycle: both ends in one strongly connected
+    component (at folder level a cycle can appear that no file cycle makes, and a file
+    cycle inside one folder vanishes)."""
+    graph: dict[str, set[str]] = {}
+    for src, dst in pairs:
+        graph.setdefault(src, set()).add(dst)
+        graph.setdefault(dst, set())
+    component = {key: n for n, keys in enumerate(strongly_connected(graph)) for key in keys}
+    return {
+        (src, dst)
+        for src, targets in graph.items()
+        for dst in targets
+        if src != dst and component[src] == component[dst]
+    }
 
 
 def ancestor(path: str, base: str, depth: int) -> str:
