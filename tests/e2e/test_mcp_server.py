@@ -247,6 +247,8 @@ async def test_diagram_gives_mermaid_and_refuses_paths_outside(client: Client) -
     assert "climbs out of the project root" in error
     error = await client.error("diagram", kind="path", scope="fetch_user", to="main")
     assert "no call path from" in error
+    error = await client.error("diagram", scope="fetch_user", output="url")
+    assert "no explorer is running for this project" in error
 
 
 async def test_deps_cycles_deadcode_stats_files(client: Client) -> None:

@@ -42,6 +42,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "hierarchy": "hierarchy",
     "explore": "explore",
     "diagram": "diagram",
+    "ui": "ui",
 }
 """Command name → module of ``repolens.cli`` that defines it in its ``COMMANDS``."""
 

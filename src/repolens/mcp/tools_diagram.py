@@ -13,11 +13,18 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from repolens.mcp.paths import confine_scope
+from repolens.mcp.runtime import ProjectHandle, ToolInputError
 from repolens.mcp.toolkit import ProjectPath, ToolGroup, tool
 from repolens.present.diagram import DEFAULT_MAX_NODES, build
 from repolens.present.mermaid import render
+from repolens.query.analysis import FileLookupError
+from repolens.query.filegraph import folder_scope
+from repolens.query.graph import find_symbol
+from repolens.query.symbols import matching_files
+from repolens.ui.registry import running_url, view_url
 
 Kind = Literal["files", "calls", "flow", "path"]
+Output = Literal["mermaid", "url"]
 
 
 class DiagramTools(ToolGroup):
@@ -55,6 +62,13 @@ class DiagramTools(ToolGroup):
                 description="Past this many boxes, symbols fold into files and files into folders.",
             ),
         ] = DEFAULT_MAX_NODES,
+        output: Annotated[
+            Output,
+            Field(
+                description="mermaid: the diagram's text; url: a link to the same view in"
+                " a running `repolens ui` (interactive, follows the index)."
+            ),
+        ] = "mermaid",
         projectPath: ProjectPath = None,
     ) -> str:
         """Draw part of the code graph as Mermaid flowchart text, for a person to look at:
@@ -63,6 +77,8 @@ class DiagramTools(ToolGroup):
         ```mermaid block. For reading code yourself, prefer context, trace and node."""
         handle = self.rt.handle(projectPath)
         text = confine_scope(handle.root, scope) if scope else None
+        if output == "url":
+            return self._url(handle, kind, text, to)
         with handle.reader() as conn:
             drawn = build(conn, kind=kind, scope=text, to=to, depth=depth, max_nodes=maxNodes)
         lines = [f"# {drawn.title}", "", "```mermaid", render(drawn).rstrip(), "```"]
@@ -71,3 +87,32 @@ class DiagramTools(ToolGroup):
         if progress:
             lines.append(f"- {progress}")
         return "\n".join(lines)
+
+    def _url(
+        self, handle: ProjectHandle, kind: str | None, scope: str | None, to: str | None
+    ) -> str:
+        """A link to the explorer's view of the same thing."""
+        base = running_url(handle.project)
+        if base is None:
+            raise ToolInputError(
+                "no explorer is running for this project: ask the person to run"
+                " `repolens ui` (then ask again), or use output=mermaid"
+            )
+        with handle.reader() as conn:
+            if kind == "path" or to:
+                if not (scope and to):
+                    raise ToolInputError("a path view needs scope (from) and to")
+                src, dst = find_symbol(conn, scope), find_symbol(conn, to)
+                return view_url(base, "path", **{"from": str(src.id), "to": str(dst.id)})
+            if not scope or scope == ".":
+                return view_url(base, "map")
+            files = matching_files(conn, scope)
+            if len(files) == 1:
+                return view_url(base, "file", path=files[0])
+            if kind in (None, "files"):
+                try:
+                    return view_url(base, "map", folder=folder_scope(conn, scope))
+                except FileLookupError:
+                    if kind == "files":
+                        raise
+            return view_url(base, "symbol", id=str(find_symbol(conn, scope).id))

@@ -1,0 +1,1 @@
+"""The local web explorer (``repolens ui``): a Starlette app over the index, and its page."""

@@ -1,0 +1,234 @@
+"""What the explorer shows, as JSON-ready dicts, read from the index through ``query/``.
+
+One function per view: the project map one folder at a time, a file's symbols, a symbol
+with its code and neighbours, impact, a call path, search, dead code. Symbol ids are sent
+as strings (they are 63-bit; a JavaScript number keeps 53). Every list says when it was
+cut, and what the resolver could not connect is counted, never hidden.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from repolens.mcp.source import SourceCache
+from repolens.query.filegraph import FileGraph, child_of, collapse, cycle_pairs
+from repolens.query.graph import (
+    EdgeHit,
+    SymbolRef,
+    call_path,
+    callees,
+    callers,
+    impact,
+    possible_callers,
+    unresolved_calls,
+)
+from repolens.query.symbols import is_test_path, symbols_by_ids
+
+MAP_ENTRIES = 400  # boxes drawn for one folder; the smallest beyond are counted
+NEIGHBOURS = 60
+CODE_LINES = 400  # lines of a symbol's code sent at most
+HOP_CONTEXT = 3  # lines shown around each call site of a path
+
+
+def symbol_json(ref: SymbolRef) -> dict[str, Any]:
+    return {
+        "id": str(ref.id),
+        "name": ref.name,
+        "qualified_name": ref.qualified_name,
+        "full_name": ref.full_name,
+        "kind": ref.kind,
+        "file": ref.file,
+        "line": ref.line,
+        "end_line": ref.end_line,
+        "signature": ref.signature,
+    }
+
+
+def _hit_json(hit: EdgeHit) -> dict[str, Any]:
+    return {
+        **symbol_json(hit.symbol),
+        "site_file": hit.file,
+        "site_line": hit.line,
+        "edge_kind": hit.edge_kind,
+        "confidence": round(hit.confidence, 2),
+        "provenance": hit.provenance,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What the map needs of the whole index, read once per index version."""
+
+    graph: FileGraph
+    symbols_per_file: dict[str, int]
+
+
+def snapshot(conn: sqlite3.Connection, graph: FileGraph) -> Snapshot:
+    rows = conn.execute(
+        "SELECT f.path, count(s.id) FROM files f LEFT JOIN symbols s ON s.file_id = f.id"
+        " AND s.kind != 'file' GROUP BY f.id"
+    )
+    return Snapshot(graph, {str(path): int(count) for path, count in rows})
+
+
+def map_view(snap: Snapshot, folder: str, dead_files: dict[str, int] | None) -> dict[str, Any]:
+    """The entries directly under ``folder`` (sub-folders and files) with their sizes,
+    languages and cycle marks, and the imports between them added up."""
+    graph = snap.graph
+    prefix = folder + "/" if folder else ""
+    inside = {p: lang for p, lang in graph.files.items() if p.startswith(prefix)}
+    sub = FileGraph(folder, inside, graph.imports, graph.cyclic & inside.keys())
+    seen = collapse(sub, lambda p: child_of(p, folder))
+    entries: list[dict[str, Any]] = []
+    for key, members in seen.members.items():
+        is_file = members == [key]
+        languages = Counter(inside[m] for m in members)
+        entries.append({
+            "key": key,
+            "name": posixpath.basename(key),
+            "kind": "file" if is_file else "folder",
+            "files": len(members),
+            "symbols": sum(snap.symbols_per_file.get(m, 0) for m in members),
+            "language": languages.most_common(1)[0][0],
+            "languages": dict(languages.most_common(6)),
+            "cyclic": key in seen.cyclic,
+            "dead": sum((dead_files or {}).get(m, 0) for m in members),
+        })  # fmt: skip
+    entries.sort(key=lambda e: (-e["files"], e["key"]))
+    shown = entries[:MAP_ENTRIES]
+    keys = {e["key"] for e in shown}
+    pairs = [(a, b) for a, b in seen.imports if a in keys and b in keys]
+    on_cycle = cycle_pairs(pairs)
+    edges = [
+        {"source": a, "target": b, "count": seen.imports[(a, b)], "cycle": (a, b) in on_cycle}
+        for a, b in sorted(pairs)
+    ]
+    return {
+        "folder": folder,
+        "entries": shown,
+        "edges": edges,
+        "left_out": len(entries) - len(shown),
+        "left_out_files": sum(e["files"] for e in entries[MAP_ENTRIES:]),
+        "total_files": len(inside),
+    }
+
+
+def file_view(
+    conn: sqlite3.Connection, path: str, language: str, dead_ids: set[int] | None
+) -> dict[str, Any]:
+    """A file's symbols (nesting by ``parent``) and the calls among them."""
+    rows = conn.execute(
+        "SELECT s.id, s.parent_id, s.kind FROM symbols s JOIN files f ON f.id = s.file_id"
+        " WHERE f.path = ? ORDER BY s.start_line",
+        (path,),
+    ).fetchall()
+    ids = [int(r[0]) for r in rows]
+    refs = symbols_by_ids(conn, ids)
+    file_id = next((int(r[0]) for r in rows if r[2] == "file"), None)
+    symbols = []
+    for sid, parent, kind in rows:
+        if kind == "file" or int(sid) not in refs:
+            continue
+        item = symbol_json(refs[int(sid)])
+        item["parent"] = str(parent) if parent is not None and parent != file_id else None
+        item["dead"] = dead_ids is not None and int(sid) in dead_ids
+        symbols.append(item)
+    own = set(ids)
+    marks = ",".join("?" * len(ids)) or "NULL"
+    calls = conn.execute(
+        f"SELECT DISTINCT source_id, target_id FROM edges WHERE source_id IN ({marks})"
+        " AND kind IN ('calls', 'instantiates') AND source_id != target_id",
+        ids,
+    ).fetchall()
+    edges = [
+        {"source": str(a), "target": str(b)}
+        for a, b in calls
+        if int(b) in own and int(a) != file_id and int(b) != file_id
+    ]
+    return {"path": path, "language": language, "symbols": symbols, "edges": edges}
+
+
+def symbol_view(conn: sqlite3.Connection, root: Path, sym: SymbolRef) -> dict[str, Any]:
+    """A symbol with its code (numbered from its first line), callers, callees, and what
+    the resolver could not connect on either side."""
+    source = SourceCache(root, conn)
+    lines = source(sym.file) or []
+    end = min(sym.end_line, sym.line + CODE_LINES - 1)
+    code = lines[sym.line - 1 : end]
+    ins = callers(conn, sym, limit=NEIGHBOURS + 1)
+    outs = callees(conn, sym, limit=NEIGHBOURS + 1)
+    unknown_in = possible_callers(conn, sym, limit=20)
+    unresolved = [
+        u for u in unresolved_calls(conn, sym) if u["reason"] not in ("builtin", "external")
+    ]
+    return {
+        "symbol": symbol_json(sym),
+        "code": {
+            "first_line": sym.line,
+            "lines": code,
+            "cut": sym.end_line > end,
+            "stale": bool(source.stale),
+        },
+        "callers": [_hit_json(h) for h in ins[:NEIGHBOURS]],
+        "callers_more": len(ins) > NEIGHBOURS,
+        "callees": [_hit_json(h) for h in outs[:NEIGHBOURS]],
+        "callees_more": len(outs) > NEIGHBOURS,
+        "possible_callers": unknown_in,
+        "unresolved_calls": unresolved[:20],
+        "unresolved_count": len(unresolved),
+    }
+
+
+def impact_view(conn: sqlite3.Connection, sym: SymbolRef, depth: int) -> dict[str, Any]:
+    """What may break when ``sym`` changes, to ``depth``; the tests and routes among it."""
+    result = impact(conn, sym, depth=depth, limit=500)
+    hits = [
+        {**symbol_json(h.symbol), "depth": h.depth, "edge_kind": h.edge_kind,
+         "confidence": round(h.confidence, 2), "site_file": h.file, "site_line": h.line}
+        for h in result.hits
+    ]  # fmt: skip
+    tests = [h for h in hits if h["kind"] == "test" or is_test_path(str(h["file"]))]
+    routes = [h for h in hits if h["kind"] == "route"]
+    return {
+        "symbol": symbol_json(sym),
+        "depth": depth,
+        "hits": hits,
+        "tests": tests,
+        "routes": routes,
+        "truncated": result.truncated,
+        "beyond": result.frontier,
+    }
+
+
+def path_view(
+    conn: sqlite3.Connection, root: Path, src: SymbolRef, dst: SymbolRef, max_depth: int
+) -> dict[str, Any]:
+    """The shortest call chain ``src`` → ``dst``; each hop with the lines around its call
+    site. ``hops`` is ``None`` when no chain exists within ``max_depth``."""
+    hops = call_path(conn, src, dst, max_depth=max_depth)
+    base = {"from": symbol_json(src), "to": symbol_json(dst), "max_depth": max_depth}
+    if hops is None:
+        return {**base, "hops": None}
+    source = SourceCache(root, conn)
+    out = []
+    for hop in hops:
+        lines = source(hop.file) or []
+        first = max(hop.line - HOP_CONTEXT, 1)
+        out.append({**_hit_json(hop), "first_line": first,
+                    "lines": lines[first - 1 : hop.line + HOP_CONTEXT]})  # fmt: skip
+    return {**base, "hops": out}
+
+
+def search_view(results: list[Any]) -> list[dict[str, Any]]:
+    """Hybrid search hits, with the snippet's first lines."""
+    return [
+        {"file": r.file, "start_line": r.start_line, "end_line": r.end_line,
+         "score": round(r.score, 3), "symbol": r.symbol, "kind": r.kind,
+         "language": r.language, "snippet": r.snippet.splitlines()[:8]}
+        for r in results
+    ]  # fmt: skip
