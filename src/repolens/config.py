@@ -108,6 +108,13 @@ def _search_limit(value: Any) -> int:
     return number
 
 
+def _chunk_lines(value: Any) -> int:
+    number = _positive_int(value)
+    if not 10 <= number <= 60:
+        raise ValueError(value)
+    return number
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise ValueError(value)
@@ -212,6 +219,9 @@ SPECS: tuple[SettingSpec, ...] = (
                 "Text put before each search query (default: what the model was trained with)."),
     SettingSpec("embed_document_prefix", None, _optional_text, "a string (may be empty)",
                 "Text put before each chunk embedded (default: the model's own)."),
+    SettingSpec("chunk_max_lines", 60, _chunk_lines, "a number of lines from 10 to 60",
+                "Longest chunk (search result and embedding unit); smaller is finer-grained"
+                " search. Changing it re-chunks every file on the next run."),
     SettingSpec("search_limit", 10, _search_limit, "a number from 1 to 200",
                 "Results a search returns when the call does not say."),
     SettingSpec("log_level", "warning", _choice("debug", "info", "warning", "error"),

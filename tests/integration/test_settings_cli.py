@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -42,3 +43,26 @@ def test_log_file_gets_json_lines_and_stderr_follows_the_level(tmp_path: Path) -
     assert not any(p.suffix == ".jsonl" for p in project.rglob("*"))  # nothing in the project
     quiet = repolens(project, "index", "--no-embed", env={**env, "REPOLENS_LOG_LEVEL": "warning"})
     assert "INFO" not in quiet.stderr
+
+
+def test_chunk_max_lines_caps_chunks_and_a_change_rechunks(tmp_path: Path) -> None:
+    body = "".join(f"    total += {n}\n" for n in range(45))
+    (tmp_path / "long.py").write_text(f"def long_sum():\n    total = 0\n{body}    return total\n")
+
+    def spans() -> list[tuple[int, int]]:
+        with sqlite3.connect(tmp_path / ".repolens" / "index.db") as db:
+            return sorted(db.execute("SELECT start_line, end_line FROM chunks"))
+
+    repolens(tmp_path, "index", "--no-embed")
+    assert spans() == [(1, 48)]  # one function, one chunk under the default cap of 60
+    (tmp_path / ".repolens.toml").write_text("chunk_max_lines = 20\n")
+    report = json.loads(repolens(tmp_path, "update", "--no-embed", "--json").stdout)
+    # long.py is unchanged on disk but re-chunked for the new cap (and .repolens.toml is new)
+    assert report["index"]["parsed"] == 2
+    cut = spans()
+    assert len(cut) >= 3 and all(end - start + 1 <= 20 for start, end in cut)
+    assert cut[0][0] == 1 and cut[-1][1] == 48  # still every line covered
+    (tmp_path / ".repolens.toml").write_text("chunk_max_lines = 5\n")
+    bad = subprocess.run([sys.executable, "-m", "repolens", "update", "--no-embed"],
+                         cwd=tmp_path, env=ENV, capture_output=True, text=True)  # fmt: skip
+    assert bad.returncode == 1 and "chunk_max_lines" in bad.stderr and "10 to 60" in bad.stderr

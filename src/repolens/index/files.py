@@ -30,7 +30,7 @@ from typing import TypeVar
 from repolens import collector
 from repolens.index.lock import forget_inherited
 from repolens.parse import parse_source
-from repolens.parse.chunk import Chunk, chunk_file
+from repolens.parse.chunk import MAX_LINES, Chunk, chunk_file
 from repolens.parse.languages import PARSED_LANGUAGES
 from repolens.parse.model import ParsedFile
 from repolens.parse.registry import load_grammars
@@ -62,6 +62,7 @@ class FileTask:
     size: int
     mtime_ns: int
     known_hash: str = ""  # the stored hash, so unchanged content is not parsed again
+    chunk_lines: int = MAX_LINES  # the chunk_max_lines setting
 
 
 @dataclass(slots=True)
@@ -185,7 +186,8 @@ def _process(task: FileTask, parse: bool = True) -> FileResult:
         exports=tuple(parsed.exports) if parsed else (),
     )
     # tokenised here, in the worker: the single writer then only inserts
-    chunks: list[Chunk] = [tokenized(chunk) for chunk in chunk_file(text, task.language, parsed)]
+    cut = chunk_file(text, task.language, parsed, task.chunk_lines)
+    chunks: list[Chunk] = [tokenized(chunk) for chunk in cut]
     return FileResult(task, "parsed", record, graph_rows(parsed) if parsed else None, chunks)
 
 

@@ -42,6 +42,7 @@ from repolens.index.files import FileResult, FileTask, init_worker, process_all
 from repolens.index.paths import expand_paths
 from repolens.index.state import EXACT_KEY, PENDING_KEY, STATE_KEY
 from repolens.parse import EXTRACTION_VERSION
+from repolens.parse.chunk import MAX_LINES
 from repolens.project import Project
 from repolens.resolve import (
     FileFacts,
@@ -119,12 +120,13 @@ def _stored_file(conn: sqlite3.Connection, path: str) -> Stored | None:
     return (row[0], row[1], row[2], row[3]) if row else None
 
 
-def _task(found: DiscoveredFile, known: Stored | None) -> FileTask | None:
+def _task(project: Project, found: DiscoveredFile, known: Stored | None) -> FileTask | None:
     """The work for one file, or ``None`` when size and mtime say it is unchanged."""
     if known and known[1] == found.size and known[2] == found.mtime_ns:
         return None
     return FileTask(found.path, str(found.abs_path), found.language, found.size,
-                    found.mtime_ns, known[3] if known else "")  # fmt: skip
+                    found.mtime_ns, known[3] if known else "",
+                    project.settings.chunk_max_lines)  # fmt: skip
 
 
 def _workers(project: Project) -> int:
@@ -325,15 +327,18 @@ def _store_all(
                 raise IndexCancelled(f"stopped after {done} of {len(tasks)} files")
 
 
-def _expire_other_extraction(conn: sqlite3.Connection) -> None:
-    """Facts written by another ``EXTRACTION_VERSION`` would outlive an upgrade, since
-    content hashes say their files are unchanged: forget the hashes so that every file
-    is parsed again (an interrupted run resumes with those not yet done)."""
-    if get_meta(conn, EXTRACTION_KEY) == EXTRACTION_VERSION:
+def _expire_other_extraction(conn: sqlite3.Connection, project: Project) -> None:
+    """Facts written by another ``EXTRACTION_VERSION``, or chunks cut to another
+    ``chunk_max_lines``, would outlive the change, since content hashes say their files
+    are unchanged: forget the hashes so that every file is parsed again (an interrupted
+    run resumes with those not yet done)."""
+    lines = project.settings.chunk_max_lines
+    wanted = EXTRACTION_VERSION if lines == MAX_LINES else f"{EXTRACTION_VERSION}+chunk{lines}"
+    if get_meta(conn, EXTRACTION_KEY) == wanted:
         return
     with transaction(conn):
         conn.execute("UPDATE files SET content_hash = '', size = -1")
-        set_meta(conn, EXTRACTION_KEY, EXTRACTION_VERSION)
+        set_meta(conn, EXTRACTION_KEY, wanted)
 
 
 def _existing(conn: sqlite3.Connection, ids: set[int]) -> set[int]:
@@ -407,12 +412,12 @@ def _index(
     report.timings["discover"] = time.perf_counter() - started
     _record_discovery(conn, discovery)
 
-    _expire_other_extraction(conn)
+    _expire_other_extraction(conn, project)
     restore_indexes(conn)  # dropped by a bulk load that was killed: the writes need them
     stored = _stored_files(conn)
     present = {found.path for found in discovery.files}
     report.removed = _remove(conn, [path for path in stored if path not in present])
-    tasks = [t for f in discovery.files if (t := _task(f, stored.get(f.path)))]
+    tasks = [t for f in discovery.files if (t := _task(project, f, stored.get(f.path)))]
     report.unchanged = len(discovery.files) - len(tasks)
     bulk = deferred_indexes(conn) if not stored else nullcontext()  # first: a bulk load
     # The cyclic garbage collector stays off (``repolens.collector``) from the first file
@@ -479,7 +484,7 @@ def _plan(
                 gone.append(rel)
             elif outcome != "vanished":
                 _count(report, outcome)
-        elif task := _task(outcome, known):
+        elif task := _task(project, outcome, known):
             tasks.append(task)
         else:
             report.unchanged += 1

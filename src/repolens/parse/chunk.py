@@ -24,6 +24,7 @@ from repolens.parse.model import ParsedFile, Symbol
 CHUNKER_VERSION = 1
 MAX_LINES = 60
 MAX_CHARS = 3000
+MIN_LINES = 10  # the smallest cap the chunk_max_lines setting may set
 MERGE_LINES = 30  # neighbours merge while the result stays this short...
 SMALL_LINES = 10  # ...and one of them is this short (two real functions stay apart)
 OVERLAP_LINES = 2
@@ -84,9 +85,12 @@ class _Unit:
 
 
 class _Doc:
-    """The file's lines with cheap character counts of any line range."""
+    """The file's lines with cheap character counts of any line range, and the size a
+    chunk of it may have (``max_lines``, and characters in proportion)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_lines: int = MAX_LINES) -> None:
+        self.max_lines = max_lines
+        self.max_chars = MAX_CHARS * max_lines // MAX_LINES
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -111,7 +115,7 @@ class _Doc:
         return "\n".join(self.lines[start - 1 : end])
 
     def fits(self, start: int, end: int) -> bool:
-        return end - start + 1 <= MAX_LINES and self.chars(start, end) <= MAX_CHARS
+        return end - start + 1 <= self.max_lines and self.chars(start, end) <= self.max_chars
 
     def blank(self, number: int) -> bool:
         return not self.lines[number - 1].strip()
@@ -121,12 +125,15 @@ class _Doc:
         return len(line) - len(line.lstrip())
 
 
-def chunk_file(text: str, language: str, parsed: ParsedFile | None) -> list[Chunk]:
-    """Chunks covering every line of ``text``, each at most ``MAX_LINES`` lines and
-    ``MAX_CHARS`` characters, in file order."""
+def chunk_file(
+    text: str, language: str, parsed: ParsedFile | None, max_lines: int = MAX_LINES
+) -> list[Chunk]:
+    """Chunks covering every line of ``text``, each at most ``max_lines`` lines (the
+    ``chunk_max_lines`` setting, at most ``MAX_LINES``) and as many characters in
+    proportion (``MAX_CHARS`` at full size), in file order."""
     if not text.strip():
         return []
-    doc = _Doc(text)
+    doc = _Doc(text, max(MIN_LINES, min(max_lines, MAX_LINES)))
     if parsed is not None and parsed.symbols:
         units = _Structure(doc, parsed.symbols).units()
     elif language == "markdown":
@@ -223,7 +230,7 @@ class _Structure:
         symbol = self.symbols[context]
         unit = _Unit(start, end, symbol.kind, context, context, (symbol.qualified_name,), True)
         if header:  # a class's declaration names any chunk it is merged into
-            unit.main = MAX_LINES
+            unit.main = self.doc.max_lines
         return unit
 
     def _symbol_units(self, index: int, first: int, last: int, context: int | None) -> list[_Unit]:
@@ -303,13 +310,13 @@ def _split_lines(doc: _Doc, start: int, end: int) -> Iterator[tuple[int, int, st
     fit; a line too long for any chunk is yielded as pieces of itself."""
     first = start
     while first <= end:
-        if doc.chars(first, first) > MAX_CHARS:
-            for piece in _split_long_line(doc.line(first)):
+        if doc.chars(first, first) > doc.max_chars:
+            for piece in _split_long_line(doc.line(first), doc.max_chars):
                 yield first, first, piece
             first += 1
             continue
         limit = _furthest_fit(doc, first, end)
-        if limit == end or doc.chars(limit + 1, limit + 1) > MAX_CHARS:
+        if limit == end or doc.chars(limit + 1, limit + 1) > doc.max_chars:
             yield first, limit, None
             first = limit + 1
             continue
@@ -323,9 +330,9 @@ def _split_lines(doc: _Doc, start: int, end: int) -> Iterator[tuple[int, int, st
 def _furthest_fit(doc: _Doc, first: int, end: int) -> int:
     """The last line (at least ``first``, at most ``end``) of the longest run from ``first``
     that fits; a line too long on its own never fits, as no run holding it does."""
-    budget = doc.offsets[first - 1] + MAX_CHARS + 1  # chars(first, n) <= MAX_CHARS
+    budget = doc.offsets[first - 1] + doc.max_chars + 1  # chars(first, n) <= max_chars
     longest = bisect.bisect_right(doc.offsets, budget) - 1
-    return max(first, min(end, first + MAX_LINES - 1, longest))
+    return max(first, min(end, first + doc.max_lines - 1, longest))
 
 
 def _best_cut(doc: _Doc, first: int, limit: int) -> int:
@@ -351,14 +358,14 @@ def _best_cut(doc: _Doc, first: int, limit: int) -> int:
     return best
 
 
-def _split_long_line(line: str) -> list[str]:
+def _split_long_line(line: str, max_chars: int) -> list[str]:
     """Consecutive pieces of one line, cut after a statement or separator when possible."""
     pieces, rest = [], line
-    while len(rest) > MAX_CHARS:
-        window = rest[:MAX_CHARS]
-        cut = MAX_CHARS
+    while len(rest) > max_chars:
+        window = rest[:max_chars]
+        cut = max_chars
         for mark in _SAFE_CUTS:
-            position = window.rfind(mark, MAX_CHARS // 2)
+            position = window.rfind(mark, max_chars // 2)
             if position > 0:
                 cut = position + 1
                 break
@@ -388,7 +395,8 @@ def _mergeable(doc: _Doc, a: _Unit, b: _Unit) -> bool:
         return False  # a small class stays apart from the functions around it
     if min(a.end - a.start, b.end - b.start) + 1 > SMALL_LINES:
         return False
-    return b.end - a.start + 1 <= MERGE_LINES and doc.chars(a.start, b.end) <= MAX_CHARS
+    merged_lines = min(MERGE_LINES, doc.max_lines)
+    return b.end - a.start + 1 <= merged_lines and doc.chars(a.start, b.end) <= doc.max_chars
 
 
 def _same_family(a: _Unit, b: _Unit) -> bool:
