@@ -23,7 +23,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import TextContent
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -255,7 +255,11 @@ def test_the_page_follows_the_index_without_a_reload(
     browser.execute_script("window.__notReloaded = true")
     with (root / "shop" / "pricing.py").open("a", encoding="utf-8") as handle:
         handle.write("\n\ndef new_discount(amount: int) -> int:\n    return total([]) + amount\n")
-    WebDriverWait(browser, 60).until(lambda d: "new_discount" in panel(d))
+    try:
+        WebDriverWait(browser, 120).until(lambda d: "new_discount" in panel(d))
+    except TimeoutException:
+        state = httpx.get(served[0] + "api/stamp").json()
+        raise AssertionError(f"the edit never showed; the writer says {state}") from None
     assert browser.execute_script("return window.__notReloaded") is True
     assert "index updated" in browser.find_element(By.ID, "live").text
     shot(browser, "live-update", tmp_path)

@@ -3,7 +3,7 @@ import { api, clear, el, href } from "./dom.js";
 import { fit, restyle, zoomBy } from "./graph.js";
 import { showFile, showMap, showPath, showSearch, showSymbol } from "./views.js";
 
-window.__repolens = { firstRender: null, renders: 0, cy: null, stamp: null };
+window.__repolens = { firstRender: null, deadReady: null, renders: 0, cy: null, stamp: null };
 const VIEWS = { map: showMap, file: showFile, symbol: showSymbol, path: showPath, search: showSearch };
 const POLL_MS = 2000;
 const state = { root: "", up: null, stamp: null, rendering: null };
@@ -80,6 +80,7 @@ async function loadDead() {
     return;
   }
   if (route().name === "map" || route().name === "file") await render();
+  if (window.__repolens.deadReady === null) window.__repolens.deadReady = performance.now();
 }
 
 // --- theme ----------------------------------------------------------------------------
