@@ -3,6 +3,7 @@ over stdio and over streamable HTTP, on a copy of a small project it indexes its
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -235,6 +236,27 @@ async def test_impact_and_trace(client: Client) -> None:
     assert "(via View.render, which it overrides)" in dispatch
     assert "UserView.render [dynamic dispatch" in dispatch
     assert 'return get_user(request["id"])' in dispatch
+
+
+async def test_cli_path_finds_what_trace_finds_through_an_override(client: Client) -> None:
+    """One question, one answer: `repolens path` and the `trace` tool share the search,
+    dynamic dispatch included (the target overrides the base method that is called)."""
+    trace = await client.call("trace", source="View.dispatch", target="UserView.render")
+    done = subprocess.run(
+        [sys.executable, "-m", "repolens", "path", "View.dispatch", "UserView.render", "--json"],
+        cwd=client.root, env=server_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    path = json.loads(done.stdout)
+    assert path["found"] is True and path["via"]["qualified_name"] == "shop.views.View.render"
+    hops = [(h["qualified_name"], h["edge_kind"]) for h in path["path"]]
+    assert hops == [("shop.views.View.render", "calls"), ("shop.views.UserView.render", "dispatch")]
+    assert "(via View.render, which it overrides)" in trace and f"{len(hops)} hops" in trace
+
+
+async def test_left_out_lines_are_named_in_plain_plurals(client: Client) -> None:
+    callees = await client.call("callees", symbol="main", budget=400)
+    assert "more callees" in callees and "calleess" not in callees
 
 
 async def test_diagram_gives_mermaid_and_refuses_paths_outside(client: Client) -> None:

@@ -33,7 +33,6 @@ from repolens.query.graph import (
     EdgeHit,
     SymbolLookupError,
     SymbolRef,
-    call_path,
     callees,
     callers,
     entry_reason,
@@ -41,6 +40,7 @@ from repolens.query.graph import (
     impact,
     possible_callers,
     search_symbols,
+    trace_path,
     unresolved_calls,
 )
 
@@ -349,15 +349,18 @@ def path_command(
     project_path: Path | None,
     as_json: bool,
 ) -> None:
-    """The shortest chain of calls from SOURCE to TARGET."""
+    """The shortest chain of calls from SOURCE to TARGET. A target reached only by
+    dynamic dispatch (it overrides a base method) is reached through that base."""
     with graph_index(project_path, as_json) as conn:
         src = lookup_symbol(conn, source, from_file, None, as_json)
         dst = lookup_symbol(conn, target, to_file, None, as_json)
-        hops = call_path(conn, src, dst, max_depth=max_depth)
+        traced = trace_path(conn, src, dst, max_depth=max_depth)
+    hops, via = (traced.hops, traced.via) if traced else (None, None)
     data = {
         "from": symbol_json(src),
         "to": symbol_json(dst),
         "found": hops is not None,
+        "via": symbol_json(via) if via else None,
         "path": [_hit_json(h, callee=True) for h in hops or []],
     }
 
@@ -368,7 +371,8 @@ def path_command(
                 f"{max_depth} hops (unresolved calls may hide one; see `repolens callees`)"
             )
             return
-        say(f"{src.location}  {src.full_name}", style="bold")
+        through = f"  (via {via.full_name}, which it overrides)" if via else ""
+        say(f"{src.location}  {src.full_name}{through}", style="bold")
         for hop in hops:
             say(f"  → {hop.edge_kind} at {hop.file}:{hop.line}{_sure(hop)}")
             say(f"{hop.symbol.location}  {hop.symbol.full_name}")

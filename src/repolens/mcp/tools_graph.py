@@ -47,22 +47,19 @@ from repolens.query.analysis import file_deps
 from repolens.query.explore import explore as explore_names
 from repolens.query.graph import (
     FILE_KIND,
-    EdgeHit,
     SymbolRef,
-    call_path,
     callees,
     callers,
     find_symbol,
     impact,
     possible_callers,
     search_symbols,
+    trace_path,
     unresolved_calls,
 )
 from repolens.query.hierarchy import hierarchy as type_hierarchy
-from repolens.query.symbols import symbols_by_ids
 
 NODE_NEIGHBOURS = 50
-DISPATCH_CONFIDENCE = 0.5  # a call to a base method runs this override only for some receivers
 
 
 def symbol_arg(root: Path, text: str) -> str:
@@ -302,7 +299,8 @@ class GraphTools(ToolGroup):
         with handle.reader() as conn:
             src = lookup(conn, handle, source, None, None)
             dst = lookup(conn, handle, target, None, None)
-            hops, base = _path_or_dispatch(conn, src, dst, maxDepth)
+            traced = trace_path(conn, src, dst, max_depth=maxDepth)
+            hops, base = (traced.hops, traced.via) if traced else (None, None)
             source_cache = SourceCache(handle.root, conn)
             out = Answer(budget)
             if hops is None:
@@ -340,30 +338,6 @@ def _no_path(
     out.add(f"Callers of the target ({dst.qualified_name}):")
     hits = callers(conn, dst, kinds=("calls", "instantiates"), limit=11)
     render_edges(out, hits[:10], what="callers", hint="callers of the target", more=len(hits) > 10)
-
-
-def _path_or_dispatch(
-    conn: sqlite3.Connection, src: SymbolRef, dst: SymbolRef, depth: int
-) -> tuple[list[EdgeHit] | None, SymbolRef | None]:
-    """A call path to ``dst``; failing that, to a base method ``dst`` overrides, plus the
-    dispatch hop (calls to the base may run the override), marked as uncertain."""
-    hops = call_path(conn, src, dst, max_depth=depth)
-    if hops is not None:
-        return hops, None
-    rows = conn.execute(
-        "SELECT e.target_id, e.line, f.path FROM edges e JOIN files f ON f.id = e.file_id"
-        " WHERE e.source_id = ? AND e.kind IN ('overrides', 'implements') ORDER BY e.id",
-        (dst.id,),
-    ).fetchall()
-    bases = symbols_by_ids(conn, [int(r[0]) for r in rows])
-    for row in rows:
-        base = bases.get(int(row[0]))
-        hops = call_path(conn, src, base, max_depth=depth - 1) if base else None
-        if base is not None and hops is not None:
-            dispatch = EdgeHit(dst, "dispatch", base.line, DISPATCH_CONFIDENCE, "overrides",
-                               base.file)  # fmt: skip
-            return [*hops, dispatch], base
-    return None, None
 
 
 def _endpoints(

@@ -33,10 +33,10 @@ from repolens.query.filegraph import (
 )
 from repolens.query.graph import (
     SymbolRef,
-    call_path,
     callees,
     callers,
     find_symbol,
+    trace_path,
     unresolved_calls,
 )
 from repolens.query.symbols import matching_files
@@ -221,9 +221,10 @@ def path_diagram(
 ) -> Diagram | None:
     """The shortest call chain from ``src`` to ``dst``; ``None`` when there is none within
     ``max_depth`` hops."""
-    hops = call_path(conn, src, dst, max_depth=max_depth)
-    if hops is None:
+    traced = trace_path(conn, src, dst, max_depth=max_depth)
+    if traced is None:
         return None
+    hops = traced.hops
     diagram = Diagram(f"call path {src.full_name} → {dst.full_name}", "LR")
     previous = src
     diagram.add(_symbol_node(src, {"root"}))

@@ -28,10 +28,10 @@ CALL_KINDS = ("calls", "instantiates")
 
 def add_lines(out: Answer, lines: Sequence[str], what: str, hint: str) -> bool:
     """Add each line while it fits; on the first that does not, record the rest as left
-    out. True when all fitted."""
+    out (``what`` names them in the plural: "3 more callers"). True when all fitted."""
     for index, line in enumerate(lines):
         if not out.add_clipped(line):
-            out.leave_out(plural(len(lines) - index, what), hint)
+            out.leave_out(f"{len(lines) - index} more {what}", hint)
             return False
     return True
 

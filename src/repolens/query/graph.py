@@ -52,6 +52,7 @@ __all__ = [
     "ImportLink",
     "SymbolLookupError",
     "SymbolRef",
+    "TracedPath",
     "call_path",
     "callees",
     "callers",
@@ -66,6 +67,7 @@ __all__ = [
     "import_cycles",
     "possible_callers",
     "search_symbols",
+    "trace_path",
     "unresolved_calls",
 ]
 
@@ -394,6 +396,44 @@ def call_path(
     if chain is None:
         return None
     return _hits(conn, chain, "target")
+
+
+DISPATCH_CONFIDENCE = 0.5  # a call to a base method runs this override only for some receivers
+
+
+@dataclass(frozen=True, slots=True)
+class TracedPath:
+    """How a source reaches a target. ``hops`` as ``call_path`` gives them; ``via`` is the
+    base method the target overrides when only that base is called, and the last hop is
+    then the dynamic dispatch to the target (kind ``dispatch``, marked uncertain)."""
+
+    hops: list[EdgeHit]
+    via: SymbolRef | None = None
+
+
+def trace_path(
+    conn: sqlite3.Connection, src: SymbolRef, dst: SymbolRef, *, max_depth: int = 8
+) -> TracedPath | None:
+    """The answer to "how does ``src`` reach ``dst``", the same for every interface: a
+    call path to ``dst``; failing that, one to a base method ``dst`` overrides or
+    implements, plus the dispatch hop (a call to the base may run the override)."""
+    hops = call_path(conn, src, dst, max_depth=max_depth)
+    if hops is not None:
+        return TracedPath(hops)
+    rows = conn.execute(
+        "SELECT e.target_id FROM edges e WHERE e.source_id = ?"
+        " AND e.kind IN ('overrides', 'implements') ORDER BY e.id",
+        (dst.id,),
+    ).fetchall()
+    bases = symbols_by_ids(conn, [int(r[0]) for r in rows])
+    for row in rows:
+        base = bases.get(int(row[0]))
+        hops = call_path(conn, src, base, max_depth=max_depth - 1) if base else None
+        if base is not None and hops is not None:
+            dispatch = EdgeHit(dst, "dispatch", base.line, DISPATCH_CONFIDENCE, "overrides",
+                               base.file)  # fmt: skip
+            return TracedPath([*hops, dispatch], base)
+    return None
 
 
 class _PathSearch:
