@@ -39,6 +39,10 @@ BREADTH = {
     "haskell": ("haskell",),
     "zig": ("zig",),
     "julia": ("julia",),
+    "powershell": ("powershell",),
+    "perl": ("perl",),
+    "groovy": ("groovy",),
+    "solidity": ("solidity",),
 }
 
 

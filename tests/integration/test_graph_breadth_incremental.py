@@ -42,6 +42,10 @@ RENAMES = {
     "haskell": ("src/Shop/Util.hs", "formatPrice n =", "formatCost n ="),
     "zig": ("src/util.zig", "pub fn double(", "pub fn twice("),
     "julia": ("src/util.jl", "tax(n) = n * 2", "levy(n) = n * 2"),
+    "powershell": ("lib/Util.ps1", "function Get-Tax {", "function Get-Levy {"),
+    "perl": ("lib/Shop/Base.pm", "sub audit {", "sub check {"),
+    "groovy": ("src/main/groovy/com/shop/Base.groovy", "int subtotal()", "int base()"),
+    "solidity": ("contracts/Ownable.sol", "modifier onlyOwner()", "modifier onlyAdmin()"),
 }
 # edits whose effect crosses files through a class rather than a name in scope
 MEMBER_EDITS = [

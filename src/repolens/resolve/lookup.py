@@ -85,8 +85,10 @@ def lookup_layout(lookup: Lookup) -> Callable[[Path, Project, list[FileRow]], La
                 return ImportResult(external=True)
             return ImportResult(module, (imp.name,) if imp.name and not imp.is_wildcard else ())
 
+        heads = _heads(declared, lookup.separator)
+
         def path_root(file: FileRow, name: str) -> Value | None:
-            module = declared.get(name)
+            module = declared.get(name) or heads.get(name)
             return Value("module", module=module) if module is not None else None
 
         for f in files:
@@ -117,6 +119,23 @@ def _declared(
         if sym.file_id in ids and lookup.declares(sym):
             found.setdefault(sym.qname, of_file[sym.file_id])
     return found
+
+
+def _heads(declared: dict[str, Module], separator: str) -> dict[str, Module]:
+    """The first segments of declared dotted names (``Shop`` of ``Shop::Util``), each a
+    module whose children lead to the declared ones, so ``Shop::Util::fmt()`` resolves."""
+    heads: dict[str, Module] = {}
+    if not separator:
+        return heads
+    for name, module in declared.items():
+        parts = name.split(separator)
+        if len(parts) < 2 or parts[0] in declared:
+            continue
+        node = heads.setdefault(parts[0], Module("ns:" + parts[0]))
+        for i, part in enumerate(parts[1:-1], 2):
+            node = node.children.setdefault(part, Module("ns:" + separator.join(parts[:i])))
+        node.children.setdefault(parts[-1], module)
+    return heads
 
 
 def _marker_dirs(files: list[FileRow], lookup: Lookup) -> dict[str, list[str]]:

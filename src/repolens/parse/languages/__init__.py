@@ -37,6 +37,10 @@ SPEC_MODULES: dict[str, str] = {
     "haskell": "repolens.parse.languages.haskell",
     "zig": "repolens.parse.languages.zig",
     "julia": "repolens.parse.languages.julia",
+    "powershell": "repolens.parse.languages.powershell",
+    "perl": "repolens.parse.languages.perl",
+    "groovy": "repolens.parse.languages.groovy",
+    "solidity": "repolens.parse.languages.solidity",
 }
 
 LINE_ONLY_LANGUAGES = frozenset({"r", "protobuf", "graphql", "godot", "astro", "liquid", "stylus"})

@@ -18,7 +18,7 @@ from repolens.parse.text import node_text
 
 STRING_TYPES = frozenset(
     {"string", "string_literal", "interpreted_string_literal", "raw_string_literal",
-     "string_fragment", "quoted_template", "string_lit"}
+     "string_fragment", "quoted_template", "string_lit", "character_literal"}
 )  # fmt: skip
 _ASSIGNMENTS = frozenset(
     {"const_statement", "variable_statement", "assignment", "variable_declaration",

@@ -1,6 +1,7 @@
 """Grammar wheels built before the capsule API, wrapped so that they load without warnings.
 
-``tree-sitter-scss`` and ``tree-sitter-less`` 1.0.0 return the ``TSLanguage`` pointer as a
+``tree-sitter-scss`` and ``tree-sitter-less`` 1.0.0 (also ``tree-sitter-perl`` 2.0 and
+``tree-sitter-solidity`` 1.2) return the ``TSLanguage`` pointer as a
 plain integer, which py-tree-sitter 0.25+ still accepts with a ``DeprecationWarning``
 and will stop accepting. Wrapping the pointer in the ``tree_sitter.Language`` capsule that
 newer wheels return keeps them working either way; a missing wheel still raises
@@ -31,3 +32,11 @@ def scss() -> object:
 
 def less() -> object:
     return _capsule("tree_sitter_less")
+
+
+def perl() -> object:
+    return _capsule("tree_sitter_perl")
+
+
+def solidity() -> object:
+    return _capsule("tree_sitter_solidity")

@@ -51,6 +51,10 @@ _SPEC_OF_LANGUAGE: dict[str, str] = {
     "haskell": "by_path.HASKELL",
     "zig": "by_path.ZIG",
     "julia": "by_path.JULIA",
+    "powershell": "by_path.POWERSHELL",
+    "perl": "by_path.PERL",
+    "groovy": "jvm_extra.GROOVY",
+    "solidity": "by_path.SOLIDITY",
 }
 """``files.language`` -> ``module.ATTRIBUTE`` of this package holding its spec."""
 

@@ -4,7 +4,13 @@ Haskell's ``import Shop.Order`` is the file whose ``module Shop.Order`` header s
 else ``Shop/Order.hs`` under the root, ``src/``, ``lib/``, ``app/`` or ``test/``; Zig's
 ``@import("util.zig")`` is relative to the importing file (``std`` and packages are
 external); Julia's ``include("util.jl")`` too, and ``using .Util`` names a project
-``module Util``. The rest are languages outlined line by line (no grammar wheel):
+``module Util``. PowerShell dot-sources scripts and imports modules by path or name
+(a module's ``Shop.psm1`` anywhere), and its functions are global, so names a script
+cannot see are guessed by name (as Bash's). Perl's ``use Shop::Util`` is the file whose
+``package Shop::Util;`` says so, else ``lib/Shop/Util.pm``. Solidity's ``import
+"./Ownable.sol"`` is relative, else under the root, ``contracts/`` or ``src/``
+(``@openzeppelin/...`` packages are external). The rest are languages outlined line by
+line (no grammar wheel):
 
 R's ``source("R/utils.R")`` is relative to the working directory, taken as the script's
 folder and then the project root (``library(dplyr)`` names a package: external);
@@ -28,6 +34,7 @@ def _spec(
     builtins: frozenset[str] = frozenset(),
     builtin_methods: frozenset[str] = frozenset(),
     self_names: frozenset[str] = frozenset(),
+    bare_name_match: bool = False,
 ) -> LanguageSpec:
     return LanguageSpec(
         name=name,
@@ -37,6 +44,7 @@ def _spec(
         builtin_types=frozenset(),
         builtin_methods=builtin_methods,
         self_names=self_names,
+        bare_name_match=bare_name_match,
     )
 
 
@@ -83,6 +91,58 @@ ZIG = _spec(
 )
 JULIA = _spec(
     "julia", Lookup(extensions=(".jl",), roots=("", "src"), declares=_is_module), JULIA_BASE
+)
+POWERSHELL_CMDLETS = frozenset(
+    {
+        "Write-Output", "Write-Host", "Write-Error", "Write-Warning", "Write-Verbose",
+        "Get-ChildItem", "Get-Content", "Set-Content", "Get-Item", "Test-Path", "Join-Path",
+        "New-Item", "Remove-Item", "Copy-Item", "Move-Item", "Import-Module", "ForEach-Object",
+        "Where-Object", "Select-Object", "Sort-Object", "Measure-Object", "Invoke-Command",
+        "Invoke-WebRequest", "Invoke-RestMethod", "ConvertTo-Json", "ConvertFrom-Json",
+        "Get-Date", "Start-Process", "Set-Location", "Get-Location", "Out-File", "Out-Null",
+        "Read-Host", "Start-Sleep", "Get-Process", "New-Object", "Add-Type", "Export-ModuleMember",
+    }
+)  # fmt: skip
+PERL_BUILTINS = frozenset(
+    {
+        "print", "printf", "say", "die", "warn", "bless", "ref", "defined", "exists", "delete",
+        "push", "pop", "shift", "unshift", "splice", "join", "split", "map", "grep", "sort",
+        "keys", "values", "each", "scalar", "length", "substr", "index", "sprintf", "lc", "uc",
+        "open", "close", "chomp", "local", "return", "wantarray", "eval", "exit", "sub",
+    }
+)  # fmt: skip
+
+POWERSHELL = _spec(
+    "powershell",
+    Lookup(extensions=(".ps1", ".psm1"), roots=("", "src", "Modules")),
+    POWERSHELL_CMDLETS,
+    self_names=frozenset({"$this"}),
+    bare_name_match=True,  # dot-sourced scripts' functions are global
+)
+PERL = _spec(
+    "perl",
+    Lookup(extensions=(".pm", ".pl"), roots=("", "lib"), separator="::", declares=_is_module),
+    PERL_BUILTINS,
+    builtin_methods=frozenset({"new", "isa", "can", "DOES", "VERSION"}),
+)
+SOLIDITY_BUILTINS = frozenset(
+    {"require", "assert", "revert", "keccak256", "abi", "msg", "block", "tx", "address",
+     "payable", "type", "selfdestruct"}
+)  # fmt: skip
+SOLIDITY_METHODS = frozenset(
+    {"transfer", "send", "call", "push", "pop", "encode", "encodePacked", "decode", "length"}
+)
+SOLIDITY = LanguageSpec(
+    name="solidity",
+    languages=frozenset({"solidity"}),
+    build_layout=lookup_layout(Lookup(extensions=(".sol",), roots=("", "contracts", "src"))),
+    builtins=SOLIDITY_BUILTINS,
+    builtin_types=frozenset({"address", "uint256", "string", "bytes"}),
+    builtin_methods=SOLIDITY_METHODS,
+    self_names=frozenset({"this"}),
+    constructor_names=frozenset({"constructor"}),
+    implicit_members=True,  # a contract's functions, and its bases', are in scope
+    class_scope_visible=True,
 )
 
 R = _spec("r", Lookup(extensions=(".R", ".r"), roots=("", "R")))

@@ -1,4 +1,4 @@
-"""Kotlin and Scala: packages resolved exactly as Java's, across all three languages.
+"""Kotlin, Scala and Groovy: packages resolved exactly as Java's, across all four.
 
 A package is every file declaring it, whatever its JVM language, so a Kotlin file's
 ``import com.acme.Repo`` reaches ``Repo.java`` and a Java file's classes are visible to a
@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repolens.resolve.base import LanguageSpec, Layout
+from repolens.resolve.base import ImportResult, LanguageSpec, Layout
+from repolens.resolve.filemods import file_modules, join
 from repolens.resolve.languages import java
 from repolens.resolve.project import FileRow, ImportRow, Project
 
-JVM_LANGUAGES = frozenset({"java", "kotlin", "scala"})
+JVM_LANGUAGES = frozenset({"java", "kotlin", "scala", "groovy"})
 
 
 def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
@@ -22,6 +23,25 @@ def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
     jvm = [f for f in project.files.values() if f.language in JVM_LANGUAGES]
     layout = java.build_layout(root, project, jvm)
     layout.local_name = local_name
+    return layout
+
+
+def build_groovy_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
+    """The JVM layout, and Gradle's ``apply from: 'gradle/x.gradle'`` by path (relative to
+    the script, then to the root)."""
+    layout = build_layout(root, project, files)
+    scripts = file_modules([f for f in files if f.path.endswith(".gradle")])
+    by_package = layout.resolve_import
+
+    def resolve_import(file: FileRow, imp: ImportRow) -> ImportResult:
+        if not imp.module.endswith(".gradle"):
+            return by_package(file, imp)
+        found = scripts.first([join(file.dir, imp.module), imp.module])
+        return ImportResult(found) if found is not None else ImportResult(external=True)
+
+    layout.resolve_import = resolve_import
+    layout.modules.update(scripts.by_path)
+    layout.of_file.update((i, m) for i, m in scripts.of_file.items())
     return layout
 
 
@@ -121,4 +141,19 @@ SCALA = LanguageSpec(
     class_scope_visible=True,
     package_scope=True,
     exported_only=True,
+)
+
+GROOVY = LanguageSpec(
+    name="groovy",
+    languages=frozenset({"groovy"}),
+    build_layout=build_groovy_layout,
+    builtins=java.BUILTINS | {"println", "print", "assert", "task", "apply", "plugins", "id"},
+    builtin_types=java.BUILTIN_TYPES | {"def"},
+    builtin_methods=java.BUILTIN_METHODS | {"each", "collect", "findAll", "inject", "with"},
+    self_names=frozenset({"this"}),
+    implicit_members=True,
+    class_scope_visible=True,
+    package_scope=True,
+    exported_only=True,
+    bare_name_match=True,  # Gradle's DSL and script bindings come from nowhere visible
 )
