@@ -43,6 +43,9 @@ _COMMAND_MODULES: dict[str, str] = {
     "explore": "explore",
     "diagram": "diagram",
     "ui": "ui",
+    "routes": "routes",
+    "entrypoints": "routes",
+    "flow": "routes",
 }
 """Command name → module of ``repolens.cli`` that defines it in its ``COMMANDS``."""
 

@@ -355,7 +355,7 @@ def _resolve_pending(
     list. A crash before the clear only means the same files are resolved again."""
     started = time.perf_counter()
     pending, exact = _pending(conn), _pending_exact(conn)
-    if pending or exact:
+    if pending or exact or report.removed:  # a removed router file moves others' routes
         ids, exact = _existing(conn, pending), _existing(conn, exact)
         if progress:
             progress("resolve", 0, len(ids | exact))

@@ -52,10 +52,13 @@ def merge(out: ParsedFile, part: ParsedFile, parent: int | None) -> None:
         binding.scope = shift(binding.scope)
     for imp in part.imports:
         imp.source = None if imp.source is None else base + imp.source
+    for site in part.call_sites:
+        site.source = shift(site.source)
     out.symbols += part.symbols
     out.references += part.references
     out.bindings += part.bindings
     out.imports += part.imports
+    out.call_sites += part.call_sites
     out.exports += part.exports
     out.has_errors = out.has_errors or part.has_errors
     out.error = out.error or part.error

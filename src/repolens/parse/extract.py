@@ -14,6 +14,7 @@ from operator import attrgetter
 from tree_sitter import Node, QueryCursor
 
 from repolens.parse.bound_types import BoundTypes
+from repolens.parse.callsites import call_site, is_kept
 from repolens.parse.defs import SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.generics import without_type_parameters
@@ -83,6 +84,12 @@ def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
         # one odd file must not stop an index; keep what was extracted and say why
         result.error = f"extraction failed: {type(exc).__name__}: {exc}"
     return result
+
+
+def _decorating(call: Node) -> bool:
+    """A decorator's call (``@bp.route("/x")``): resolution reads decorators as written."""
+    parent = call.parent
+    return parent is not None and parent.type in ("decorator", "attribute_item", "annotation")
 
 
 def _line_count(source: bytes) -> int:
@@ -288,6 +295,11 @@ class _Matches:
             name, receiver = self._unalias(source, name, receiver)
         count = args[0].named_child_count if args else -1
         self.refs.append(Reference(kind, name, row + 1, col, receiver, source, count))
+        call = caps[role][0]
+        recv_node = caps["recv"][0] if "recv" in caps else None
+        if is_kept(name, args[0] if args else None, recv_node, src) and not _decorating(call):
+            arg_node = args[0] if args else None
+            self.out.call_sites.append(call_site(name, call, recv_node, arg_node, src, source))
 
     def _unalias(self, scope: int, name: str, receiver: str | None) -> tuple[str, str | None]:
         """A call through a local alias is a call of what it names: ``_Segment(...)``

@@ -138,6 +138,24 @@ class Binding:
 
 
 @dataclass(slots=True)
+class CallSite:
+    """A call whose arguments resolution reads (a route registration, a router mount: see
+    ``repolens.parse.callsites``). ``args`` is JSON: ``[receiver, [arguments]]`` as
+    rendered values; ``start``/``end`` are the call's bytes, so a call inside another's
+    function argument (chi's ``r.Route("/x", func(r chi.Router) {...})``) is known to be
+    there; ``target`` is the name the call's result is assigned to, if any."""
+
+    name: str
+    line: int
+    col: int
+    source: int | None
+    start: int
+    end: int
+    target: str
+    args: str
+
+
+@dataclass(slots=True)
 class ParsedFile:
     """Everything extracted from one file, in source order."""
 
@@ -148,6 +166,7 @@ class ParsedFile:
     imports: list[Import] = field(default_factory=list)
     bindings: list[Binding] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)  # explicit export lists (`__all__`)
+    call_sites: list[CallSite] = field(default_factory=list)
     line_count: int = 0
     has_errors: bool = False  # the grammar reported syntax errors (extraction is partial)
     error: str = ""  # why extraction failed or degraded, for status

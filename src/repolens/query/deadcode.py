@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from repolens.query.entrypoints import entry_symbol_ids
 from repolens.query.symbols import CLASS_KINDS, SYMBOL_COLUMNS, SymbolRef, is_test_path, row_to_ref
 
 # Decorators that do not register the function anywhere: a symbol carrying only these is
@@ -116,6 +117,7 @@ class _DeadCodeContext:
             "SELECT target_symbol_id FROM imports WHERE is_reexport = 1"
             " AND target_symbol_id IS NOT NULL"
         )
+        self.entries = entry_symbol_ids(conn)  # commands, mains, tasks, serverless handlers
         self.rows = {row.id: row for row in _rows(conn)}
         self.members: dict[int, set[str]] = defaultdict(set)
         self.spans: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
@@ -227,6 +229,7 @@ def _overrides(ctx: _DeadCodeContext, row: _Row) -> bool:
 def _spared(ctx: _DeadCodeContext, row: _Row) -> bool:
     return (
         _is_entry_point(row)
+        or row.id in ctx.entries
         or bool(_registering_decorator(row))
         or _is_local(ctx, row)
         or _overrides(ctx, row)

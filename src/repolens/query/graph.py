@@ -71,9 +71,12 @@ __all__ = [
     "unresolved_calls",
 ]
 
-USE_KINDS = ("calls", "instantiates", "references")
-IMPACT_KINDS = ("calls", "instantiates", "references", "extends", "implements", "overrides")
-PATH_KINDS = ("calls", "instantiates")
+# `routes_to`: a route is how its handler is called, so it is among the handler's callers
+USE_KINDS = ("calls", "instantiates", "references", "routes_to")
+IMPACT_KINDS = (
+    "calls", "instantiates", "references", "extends", "implements", "overrides", "routes_to",
+)  # fmt: skip
+PATH_KINDS = ("calls", "instantiates", "routes_to")
 # Unresolved for these reasons means "not ours" (stdlib, a dependency), not "unknown".
 _FOREIGN_REASONS = ("builtin", "external")
 _CHUNK = 500

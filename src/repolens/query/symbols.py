@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 FILE_KIND = "file"
+ROUTE_KIND = "route"
+_ROUTE_QUERY = re.compile(r"^(?:(?P<method>[A-Za-z]+)\s+)?(?P<path>/\S*)$")
+_PARAM = re.compile(r"\{[^{}/]*\}|(?<=/):[^/]+|<[^<>/]*>|\[[^/\]]*\]\]?")
 CLASS_KINDS = frozenset(
     {"class", "struct", "interface", "trait", "protocol", "enum", "component", "object"}
 )  # fmt: skip
@@ -92,6 +95,8 @@ def is_test_path(path: str) -> bool:
 def full_name_of(kind: str, qualified_name: str, path: str, module: str, language: str = "") -> str:
     if kind == FILE_KIND:
         return module or path
+    if kind == ROUTE_KIND:  # `GET /orders/{id}` is whole as it is
+        return qualified_name
     if not module:
         return qualified_name
     if language in _TYPE_MODULE_LANGUAGES:
@@ -169,7 +174,8 @@ def find_symbol(
     text = query.strip()
     if not text:
         raise SymbolLookupError("empty symbol name")
-    path_match = _PATH_QUERY.match(text)
+    route = _ROUTE_QUERY.match(text)
+    path_match = None if route else _PATH_QUERY.match(text)
     if path_match and file is None:
         file, text = path_match["path"], path_match["rest"].strip()
         if text.isdigit():
@@ -177,7 +183,7 @@ def find_symbol(
     paths = matching_files(conn, file) if file else None
     if file and not paths:
         raise SymbolLookupError(f"no indexed file matches '{file}'")
-    found = _exact_matches(conn, _normalize(text))
+    found = find_routes(conn, text) if route else _exact_matches(conn, _normalize(text))
     narrowed = _narrow(found, paths, kind)
     if len(narrowed) == 1:
         return narrowed[0]
@@ -197,6 +203,39 @@ def find_symbol(
     suggestions = suggest(conn, text, paths=paths, kind=kind)
     hint = "; did you mean one of these?" if suggestions else ""
     raise SymbolLookupError(f"no symbol named '{query}'{hint}", suggestions)
+
+
+def route_shape(path: str) -> str:
+    """A route path with every parameter as ``{}`` and no trailing ``/``, whatever its
+    spelling (``{id}``, ``:id``, ``<int:id>``, ``[id]``): how routes are compared."""
+    shape = _PARAM.sub("{}", path.strip())
+    return shape.rstrip("/") or "/"
+
+
+def find_routes(conn: sqlite3.Connection, text: str) -> list[SymbolRef]:
+    """Route symbols that ``METHOD /path`` or ``/path`` names: the same pattern in any
+    parameter spelling, or a concrete path it matches (``/orders/42``)."""
+    match = _ROUTE_QUERY.match(text.strip())
+    if match is None:
+        return []
+    method = (match["method"] or "").upper()
+    wanted = route_shape(match["path"])
+    rows = conn.execute(
+        f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE s.kind = ?"
+        " ORDER BY f.path, s.start_line",
+        (ROUTE_KIND,),
+    ).fetchall()
+    exact, concrete = [], []
+    for ref in map(row_to_ref, rows):
+        verb, _, path = ref.name.partition(" ")
+        if method and verb not in (method, "ANY"):
+            continue
+        shape = route_shape(path)
+        if shape == wanted:
+            exact.append(ref)
+        elif re.fullmatch(re.escape(shape).replace(r"\{\}", "[^/]+"), wanted):
+            concrete.append(ref)
+    return exact or concrete
 
 
 def _normalize(text: str) -> str:

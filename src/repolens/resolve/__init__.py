@@ -33,6 +33,7 @@ from repolens.resolve.base import LanguageSpec
 from repolens.resolve.context import Context
 from repolens.resolve.delta import FileFacts, edit_affected, file_facts
 from repolens.resolve.edges import FileResult
+from repolens.resolve.frameworks import write_routes
 from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import spec_for
 from repolens.resolve.parallel import resolve_files
@@ -63,6 +64,7 @@ class ResolveStats:
     resolved: int
     edges: int
     unresolved: dict[str, Counter[str]] = field(default_factory=dict)
+    routes: int = 0  # framework routes of the whole project, rebuilt by every run
 
 
 def build_context(project: Project, root: Path) -> Context:
@@ -134,6 +136,7 @@ def _resolve(
                 todo = importers(ctx, moved) - done
         forget(conn, done)  # their import targets and answers were rewritten
         write_modules(conn, ctx)
+        stats.routes = write_routes(conn, ctx)
     return stats
 
 

@@ -46,7 +46,7 @@ SYMBOLS = (
     "SELECT id, file_id, parent_id, kind, name, qualified_name, start_line, end_line,"
     " is_exported, is_static, decorators, return_type,"
     f" CASE WHEN kind IN ({','.join(repr(k) for k in sorted(SIGNED_KINDS))})"
-    " THEN signature ELSE '' END, yields, start_col FROM symbols{where}"
+    " THEN signature ELSE '' END, yields, start_col FROM symbols WHERE kind != 'route'{where}"
 )
 SYMBOLS_ORDER = itemgetter(1, 6, 14, 0)  # file, start line, start column, id
 IMPORTS = (

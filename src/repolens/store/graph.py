@@ -83,7 +83,7 @@ def clear_file_graph(conn: sqlite3.Connection, file_id: int) -> None:
 
 
 def _clear_facts(conn: sqlite3.Connection, file_id: int) -> None:
-    for table in ("symbols", "refs", "imports", "bindings"):
+    for table in ("symbols", "refs", "imports", "bindings", "call_sites"):
         conn.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
     conn.execute("DELETE FROM edges WHERE file_id = ? AND kind = 'contains'", (file_id,))
 
@@ -106,6 +106,8 @@ ImportValues = tuple[str, str | None, str | None, int, int, int, int, int | None
 BindingValues = tuple[int, str, str, int, int, int | None]
 """scope, name, type name, line, from call, end line."""
 ContainsValues = tuple[int, int, int]  # parent, child, line
+CallSiteValues = tuple[int, str, int, int, int, int, str, str]
+"""source, name, line, column, start byte, end byte, assigned name, rendered arguments."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +127,7 @@ class GraphRows:
     imports: list[ImportValues]
     bindings: list[BindingValues]
     contains: list[ContainsValues]
+    call_sites: list[CallSiteValues]
 
 
 def graph_rows(parsed: ParsedFile) -> GraphRows:
@@ -166,6 +169,10 @@ def graph_rows(parsed: ParsedFile) -> GraphRows:
         contains=[
             (owners[i], ids[i], s.start_line) for i, s in enumerate(parsed.symbols)
         ],
+        call_sites=[
+            (owner(c.source), c.name, c.line, c.col, c.start, c.end, c.target, c.args)
+            for c in parsed.call_sites
+        ],
     )  # fmt: skip
 
 
@@ -204,6 +211,11 @@ _INSERT_BINDINGS = (
     " VALUES (?,?,?,?,?,?,?)"
 )
 
+_INSERT_CALL_SITES = (
+    "INSERT INTO call_sites(file_id, source_id, name, line, col, start_byte, end_byte, target,"
+    " args) VALUES (?,?,?,?,?,?,?,?,?)"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class WrittenIds:
@@ -230,6 +242,7 @@ def write_graph(conn: sqlite3.Connection, file_id: int, rows: GraphRows) -> Writ
     refs = _numbered(conn, _insert(conn, _INSERT_REFS, file_id, rows.refs))
     imports = _numbered(conn, _insert(conn, _INSERT_IMPORTS, file_id, rows.imports))
     _insert(conn, _INSERT_BINDINGS, file_id, rows.bindings)
+    _insert(conn, _INSERT_CALL_SITES, file_id, rows.call_sites)
     return WrittenIds(rows.symbol_ids, refs, imports)
 
 

@@ -1,0 +1,196 @@
+"""What framework rules read: the project's kept call sites and decorated definitions,
+and a way to ask what a name written at a site means.
+
+A rule never re-parses a file: it reads the call sites the parse stage kept
+(``repolens.parse.callsites``), the decorators stored with each symbol, and asks the
+resolution ladder what a handler's or router's name denotes from where it is written,
+so ``include_router(orders.router)`` and ``path("", views.index)`` follow imports,
+aliases and re-exports exactly as every other reference does.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from repolens.resolve import ladder
+from repolens.resolve.context import Context
+from repolens.resolve.frameworks.decorators import Value, parse_decorator
+from repolens.resolve.project import FileRow, RefRow, Sym
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One kept call: ``receiver`` and ``args`` as rendered values (see ``callsites``)."""
+
+    file_id: int
+    source_id: int
+    name: str
+    line: int
+    start: int
+    end: int
+    target: str
+    receiver: Value | None
+    args: list[Value]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A route found by a rule: ``handler`` is None for an inline function, whose body
+    spans ``line``..``end_line`` of the registering file."""
+
+    method: str
+    path: str
+    handler: Sym | None
+    file_id: int
+    line: int
+    end_line: int
+    framework: str
+    via: tuple[str, ...] = ()  # the prefix registrations it was composed through, path:line
+
+
+@dataclass(slots=True)
+class Facts:
+    ctx: Context
+    sites: dict[int, list[Site]] = field(default_factory=dict)  # file -> its sites in order
+    _decorated: list[Sym] | None = None
+
+    @property
+    def files(self) -> dict[int, FileRow]:
+        return self.ctx.project.files
+
+    def sites_named(self, *names: str, languages: frozenset[str] | None = None) -> Iterator[Site]:
+        """Every site whose callee is one of ``names`` (compared lower-cased)."""
+        wanted = {n.lower() for n in names}
+        for fid, sites in self.sites.items():
+            if languages is not None and self.files[fid].language not in languages:
+                continue
+            for site in sites:
+                if site.name.lower() in wanted:
+                    yield site
+
+    def decorated(self, languages: frozenset[str]) -> Iterator[tuple[Sym, list[Value]]]:
+        """Symbols of ``languages`` with decorators, each decorator parsed."""
+        if self._decorated is None:
+            self._decorated = [s for s in self.ctx.project.syms.values() if s.decorators]
+        for sym in self._decorated:
+            if self.files[sym.file_id].language in languages:
+                yield sym, [parse_decorator(d) for d in sym.decorators.split("\n") if d]
+
+    def where(self, file_id: int, line: int) -> str:
+        return f"{self.files[file_id].path}:{line}"
+
+    def resolve(self, file_id: int, scope_id: int, text: str, line: int) -> Sym | None:
+        """The project symbol ``text`` (a name or dotted path) denotes at ``line``."""
+        if not text or text in ("self", "this"):
+            return None
+        text = text.replace("::", ".")
+        receiver, _, name = text.rpartition(".")
+        ref = RefRow(-1, file_id, scope_id, "references", name, receiver or None, line, 0, 0, "")
+        self.ctx.forget_file_memos()
+        try:
+            outcome = ladder.resolve_ref(self.ctx, ref)
+        except (RecursionError, KeyError, ValueError):
+            return None
+        for hit in outcome.hits:
+            if (
+                hit.kind in ("references", "calls", "instantiates")
+                and hit.provenance != "name-match"
+            ):
+                return hit.target
+        return None
+
+    def top_level(self, file_id: int, name: str) -> Sym | None:
+        found = self.ctx.project.top_level(file_id, name)
+        return found[-1] if found else None
+
+
+def load_sites(conn: sqlite3.Connection) -> dict[int, list[Site]]:
+    """Every call site of the project, by file, in source order."""
+    by_file: dict[int, list[Site]] = {}
+    rows = conn.execute(
+        "SELECT file_id, source_id, name, line, start_byte, end_byte, target, args"
+        " FROM call_sites ORDER BY file_id, start_byte"
+    )
+    for fid, source, name, line, start, end, target, args in rows:
+        try:
+            receiver, items = json.loads(args)
+        except (ValueError, TypeError):
+            continue
+        by_file.setdefault(fid, []).append(
+            Site(fid, source, name, line, start, end, target, receiver, items)
+        )
+    return by_file
+
+
+# Reading rendered values ---------------------------------------------------------------
+
+
+def string(value: object) -> str | None:
+    """A string literal's text; None for anything else."""
+    if isinstance(value, list) and value and value[0] == "s":
+        return str(value[1])
+    return None
+
+
+def name(value: object) -> str | None:
+    """A name's dotted text; None for anything else."""
+    if isinstance(value, list) and value and value[0] == "n":
+        return str(value[1])
+    return None
+
+
+def call(value: object) -> tuple[str, Value | None, list[Value]] | None:
+    """A call's (callee name, receiver, arguments); None for anything else."""
+    if isinstance(value, list) and len(value) == 4 and value[0] == "c":
+        return str(value[1]), value[2], list(value[3])
+    return None
+
+
+def items(value: object) -> list[Value]:
+    """A list's items (a lone value as one item)."""
+    if isinstance(value, list) and value and value[0] in ("l", "o"):
+        return list(value[1])
+    return [value] if isinstance(value, list) else []
+
+
+def positional(args: list[Value]) -> list[Value]:
+    return [a for a in args if not (a and a[0] == "k")]
+
+
+def keyword(args: list[Value], *keys: str) -> Value | None:
+    """The value of the first of ``keys`` among keyword arguments, also inside one
+    object argument (``{ path: "orders" }``, ``{prefix: '/v1'}``)."""
+    for arg in args:
+        if arg and arg[0] == "k" and arg[1] in keys:
+            return arg[2]
+    for arg in args:
+        if arg and arg[0] in ("o", "l"):
+            for entry in arg[1]:
+                if isinstance(entry, list) and entry and entry[0] == "k" and entry[1] in keys:
+                    return entry[2]
+    return None
+
+
+def strings(value: object) -> list[str]:
+    """A string, or the strings of a list (``methods=["GET", "POST"]``)."""
+    one = string(value)
+    if one is not None:
+        return [one]
+    return [s for s in (string(v) for v in items(value)) if s is not None]
+
+
+def head_name(value: object) -> str | None:
+    """The dotted name a value ends at: a name, or a call's callee path (``views.Order
+    List.as_view()`` gives ``views.OrderList.as_view``)."""
+    text = name(value)
+    if text is not None:
+        return text
+    found = call(value)
+    if found is None:
+        return None
+    callee, receiver, _ = found
+    base = head_name(receiver) if receiver is not None else None
+    return f"{base}.{callee}" if base else callee
