@@ -17,6 +17,7 @@ from repolens.mcp.tools_diagram import DiagramTools
 from repolens.mcp.tools_graph import GraphTools
 from repolens.mcp.tools_index import IndexTools
 from repolens.mcp.tools_project import ProjectTools
+from repolens.mcp.tools_routes import RouteTools
 from repolens.mcp.tools_search import SearchTools
 
 INSTRUCTIONS = """\
@@ -33,6 +34,8 @@ callers/callees.
 - symbols — find a symbol by name; node — one symbol (or file) in full: signature, \
 docstring, code, callers and callees.
 - callers / callees / impact — who uses X, what X uses, what breaks if X changes.
+- routes / entrypoints / flow — HTTP routes and their handlers, where execution starts, \
+and what runs from a symbol or a route ("GET /orders/{id}"; a route works as a symbol).
 - deps, cycles, deadcode, graph_stats, files — imports of a file, import cycles, unused \
 code, graph quality, the indexed tree.
 - diagram — a Mermaid picture (imports, calls, flow, path) to show a person.
@@ -60,6 +63,7 @@ def build_server(runtime: Runtime) -> MCPServer:
         app,
         SearchTools(runtime),
         GraphTools(runtime),
+        RouteTools(runtime),
         AnalysisTools(runtime),
         DiagramTools(runtime),
         IndexTools(runtime),

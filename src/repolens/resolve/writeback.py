@@ -64,15 +64,20 @@ def _write_answers(conn: sqlite3.Connection, answers: list[Answer]) -> None:
             conn.execute(f"{sql} WHERE id IN ({marks})", [*params, *chunk])
 
 
+def module_name(ctx: Context, file_id: int) -> str:
+    """The module name the file's language layout gives it ("" when none)."""
+    layout = ctx.layout(file_id)
+    if layout is None:
+        return ""
+    module = layout.of_file.get(file_id)
+    return layout.names.get(file_id, module.key if module is not None else "")
+
+
 def write_modules(conn: sqlite3.Connection, ctx: Context) -> None:
     """``files.module``: the name each file's language layout gives it."""
     updates = []
     for file in ctx.project.files.values():
-        layout = ctx.layout(file.id)
-        module = layout.of_file.get(file.id) if layout is not None else None
-        name = module.key if module is not None else ""
-        if layout is not None:
-            name = layout.names.get(file.id, name)
+        name = module_name(ctx, file.id)
         if name != file.module:
             updates.append((name, file.id))
     conn.executemany("UPDATE files SET module = ? WHERE id = ?", updates)

@@ -32,6 +32,7 @@ from repolens.resolve.frameworks.facts import (
 from repolens.resolve.frameworks.mounts import Mount, Registration, compose
 from repolens.resolve.frameworks.paths import ANY, from_regex
 from repolens.resolve.project import CLASS_KINDS, FileRow, Sym
+from repolens.resolve.writeback import module_name
 
 PYTHON = frozenset({"python"})
 _PATHS = ("path", "re_path", "url")
@@ -61,7 +62,7 @@ _MIXINS = {
 def routes(facts: Facts) -> list[Route]:
     regs: list[Registration] = []
     mounts: list[Mount] = []
-    modules = {f.module: f for f in facts.files.values() if f.language == "python" and f.module}
+    modules = _Modules(facts, [f for f in facts.files.values() if f.language == "python"])
     for fid, sites in facts.sites.items():
         file = facts.files[fid]
         if file.language != "python" or not imports_module(facts, fid, "django", "rest_framework"):
@@ -81,12 +82,33 @@ def routes(facts: Facts) -> list[Route]:
     return compose("django", regs, mounts)
 
 
+class _Modules(dict[str, FileRow]):
+    """Python files by module name. Django imports from the directory of ``manage.py``,
+    which need not be a package root here (``site/shop/urls.py`` is ``shop.urls``
+    there), so a dotted name also matches a module that ends with it."""
+
+    def __init__(self, facts: Facts, files: list[FileRow]) -> None:
+        # the layout's names: ``files.module`` is written after this run, on a first index
+        super().__init__((module_name(facts.ctx, f.id), f) for f in files)
+        self.by_last: dict[str, list[str]] = {}
+        for module in self:
+            self.by_last.setdefault(module.rsplit(".", 1)[-1], []).append(module)
+
+    def named(self, text: str) -> FileRow | None:
+        exact = self.get(text)
+        if exact is not None:
+            return exact
+        last = text.rsplit(".", 1)[-1]
+        ends = [m for m in self.by_last.get(last, ()) if m.endswith("." + text)]
+        return self[ends[0]] if len(ends) == 1 else None
+
+
 def _pattern(
     facts: Facts,
     file: FileRow,
     site: Site,
     key: Hashable,
-    modules: dict[str, FileRow],
+    modules: _Modules,
     regs: list[Registration],
     mounts: list[Mount],
 ) -> None:
@@ -153,7 +175,7 @@ def _member(facts: Facts, cls: Sym, method: str) -> Sym | None:
 
 
 def _included(
-    facts: Facts, site: Site, args: list[Value], modules: dict[str, FileRow]
+    facts: Facts, site: Site, args: list[Value], modules: _Modules
 ) -> list[Hashable]:
     """The urls modules (or DRF routers) an ``include(...)`` names."""
     if not args:
@@ -165,7 +187,7 @@ def _included(
             first = inner
     text = string(first)
     if text is not None:
-        target = modules.get(text)
+        target = modules.named(text)
         return [("urls", target.id)] if target is not None else []
     dotted = head_name(first)
     if dotted is None:
@@ -176,7 +198,7 @@ def _included(
     sym = facts.resolve(site.file_id, site.source_id, dotted, site.line)
     if sym is not None and sym.kind == "file":
         return [("urls", sym.file_id)]
-    target = modules.get(_module_named(facts, site, dotted) or "")
+    target = modules.named(_module_named(facts, site, dotted) or "")
     return [("urls", target.id)] if target is not None else []
 
 
@@ -193,9 +215,9 @@ def _module_named(facts: Facts, site: Site, dotted: str) -> str | None:
     return None
 
 
-def _dotted(facts: Facts, text: str, modules: dict[str, FileRow]) -> Sym | None:
+def _dotted(facts: Facts, text: str, modules: _Modules) -> Sym | None:
     module, _, attr = text.rpartition(".")
-    file = modules.get(module)
+    file = modules.named(module) if module else None
     return facts.top_level(file.id, attr) if file is not None and attr else None
 
 
