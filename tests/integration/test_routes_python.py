@@ -128,6 +128,14 @@ def _snapshot(conn: sqlite3.Connection) -> set[tuple[object, ...]]:
 def test_prefix_edit_incremental_equals_full(
     framework: str, path: str, old: str, new: str, moved: str, tmp_path: Path
 ) -> None:
+    check_prefix_edit(framework, path, old, new, moved, tmp_path)
+
+
+def check_prefix_edit(
+    framework: str, path: str, old: str, new: str, moved: str, tmp_path: Path
+) -> None:
+    """Index the fixture, edit a prefix in ``path``, update just that file: the route
+    ``moved`` appears, and every route and ``routes_to`` edge equals a fresh index's."""
     root = _copy(tmp_path, framework)
     project = open_project(root)
     writer = connect(project.db_path)

@@ -174,9 +174,7 @@ def _member(facts: Facts, cls: Sym, method: str) -> Sym | None:
     return found.sym if found is not None and found.sym is not None else None
 
 
-def _included(
-    facts: Facts, site: Site, args: list[Value], modules: _Modules
-) -> list[Hashable]:
+def _included(facts: Facts, site: Site, args: list[Value], modules: _Modules) -> list[Hashable]:
     """The urls modules (or DRF routers) an ``include(...)`` names."""
     if not args:
         return []
