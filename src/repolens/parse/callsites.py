@@ -23,41 +23,190 @@ from repolens.parse.model import CallSite
 from repolens.parse.text import DOTTED, node_text
 
 HTTP_VERBS = frozenset(
-    ["get", "post", "put", "patch", "delete", "head", "options", "all", "any", "del", "websocket", "trace", "connect"]
+    [
+        "get",
+        "post",
+        "put",
+        "patch",
+        "delete",
+        "head",
+        "options",
+        "all",
+        "any",
+        "del",
+        "websocket",
+        "trace",
+        "connect",
+    ]
 )
 """Route-registering method names, lower-cased (``router.get``, Gin's ``r.GET``, chi's
 ``r.Get``, ASP.NET's ``MapGet`` is ``map`` + verb)."""
 
 _WITH_PATH = frozenset(
-    ["route", "add_url_rule", "add_api_route", "add_route", "api_route", "add_websocket_route", "add_api_websocket_route", "path", "re_path", "url", "register", "group", "handle", "handlefunc", "mount", "nest", "scope", "resource", "service", "match", "basepath", "mapget", "mappost", "mapput", "mapdelete", "mappatch", "mapmethods", "mapgroup", "map", "add_parser", "addcommand", "command"]
+    [
+        "route",
+        "add_url_rule",
+        "add_api_route",
+        "add_route",
+        "api_route",
+        "add_websocket_route",
+        "add_api_websocket_route",
+        "path",
+        "re_path",
+        "url",
+        "register",
+        "group",
+        "handle",
+        "handlefunc",
+        "mount",
+        "nest",
+        "scope",
+        "resource",
+        "service",
+        "match",
+        "basepath",
+        "mapget",
+        "mappost",
+        "mapput",
+        "mapdelete",
+        "mappatch",
+        "mapmethods",
+        "mapgroup",
+        "map",
+        "add_parser",
+        "addcommand",
+        "command",
+    ]
 )
 """Kept when the first argument is a string (``path("orders/", ...)``, ``r.Group("/v1")``)."""
 
 _ALWAYS = frozenset(
-    ["include_router", "register_blueprint", "blueprint", "apirouter", "fastapi", "flask", "starlette", "router", "use", "set_defaults", "add_command", "add_typer", "addcommand", "resources", "namespace", "nest", "mount", "route", "routes", "register", "hono", "express", "koa", "fastify", "scope", "group", "setglobalprefix"]
+    [
+        "include_router",
+        "register_blueprint",
+        "blueprint",
+        "apirouter",
+        "fastapi",
+        "flask",
+        "starlette",
+        "router",
+        "use",
+        "set_defaults",
+        "add_command",
+        "add_typer",
+        "addcommand",
+        "resources",
+        "namespace",
+        "nest",
+        "mount",
+        "route",
+        "routes",
+        "register",
+        "hono",
+        "express",
+        "koa",
+        "fastify",
+        "scope",
+        "group",
+        "setglobalprefix",
+    ]
 )
 """Kept whatever their arguments: mounts and router constructors, whose prefix may be a
 keyword (``include_router(r, prefix="/api")``, ``APIRouter(prefix="/items")``)."""
 
 _STRING_TYPES = frozenset(
-    ["string", "string_literal", "interpreted_string_literal", "raw_string_literal", "template_string", "encapsed_string", "verbatim_string_literal", "simple_symbol", "concatenated_string", "line_string_literal", "string_value"]
+    [
+        "string",
+        "string_literal",
+        "interpreted_string_literal",
+        "raw_string_literal",
+        "template_string",
+        "encapsed_string",
+        "verbatim_string_literal",
+        "simple_symbol",
+        "concatenated_string",
+        "line_string_literal",
+        "string_value",
+    ]
 )
 _NAME_TYPES = frozenset(
-    ["identifier", "attribute", "member_expression", "selector_expression", "scoped_identifier", "field_access", "dotted_name", "name", "qualified_name", "property_identifier", "field_identifier", "constant", "scope_resolution", "member_access_expression", "navigation_expression", "simple_identifier", "type_identifier", "class_constant_access_expression", "nested_identifier"]
+    [
+        "identifier",
+        "attribute",
+        "member_expression",
+        "selector_expression",
+        "scoped_identifier",
+        "field_access",
+        "dotted_name",
+        "name",
+        "qualified_name",
+        "property_identifier",
+        "field_identifier",
+        "constant",
+        "scope_resolution",
+        "member_access_expression",
+        "navigation_expression",
+        "simple_identifier",
+        "type_identifier",
+        "class_constant_access_expression",
+        "nested_identifier",
+    ]
 )
 _CALL_TYPES = frozenset(
-    ["call", "call_expression", "method_invocation", "invocation_expression", "function_call_expression", "member_call_expression", "scoped_call_expression", "new_expression", "object_creation_expression", "macro_invocation"]
+    [
+        "call",
+        "call_expression",
+        "method_invocation",
+        "invocation_expression",
+        "function_call_expression",
+        "member_call_expression",
+        "scoped_call_expression",
+        "new_expression",
+        "object_creation_expression",
+        "macro_invocation",
+    ]
 )
 _LIST_TYPES = frozenset(
-    ["list", "array", "tuple", "array_creation_expression", "array_expression", "composite_literal", "literal_value", "list_literal", "array_initializer"]
+    [
+        "list",
+        "array",
+        "tuple",
+        "array_creation_expression",
+        "array_expression",
+        "composite_literal",
+        "literal_value",
+        "list_literal",
+        "array_initializer",
+    ]
 )
 _OBJECT_TYPES = frozenset({"object", "dictionary", "hash"})
 _PAIR_TYPES = frozenset({"keyword_argument", "pair", "named_argument", "argument"})
 _FUNCTION_TYPES = frozenset(
-    ["arrow_function", "function_expression", "function", "func_literal", "lambda", "closure_expression", "anonymous_function_creation_expression", "lambda_expression", "anonymous_function", "block", "do_block"]
+    [
+        "arrow_function",
+        "function_expression",
+        "function",
+        "func_literal",
+        "lambda",
+        "closure_expression",
+        "anonymous_function_creation_expression",
+        "lambda_expression",
+        "anonymous_function",
+        "block",
+        "do_block",
+    ]
 )
 _ASSIGN_TYPES = frozenset(
-    ["assignment", "variable_declarator", "short_var_declaration", "assignment_expression", "let_declaration", "var_spec", "assignment_statement", "local_variable_declaration"]
+    [
+        "assignment",
+        "variable_declarator",
+        "short_var_declaration",
+        "assignment_expression",
+        "let_declaration",
+        "var_spec",
+        "assignment_statement",
+        "local_variable_declaration",
+    ]
 )
 _QUOTE = re.compile("^[A-Za-z@$]*(\"\"\"|'''|\"|'|`|:)|(\"\"\"|'''|\"|'|`)$")
 _MAX_DEPTH = 6
