@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import click
+
+from repolens.cli import cli
 
 PYAPP = Path(__file__).parents[1] / "fixtures" / "query" / "pyapp"
 
@@ -65,3 +70,16 @@ def test_the_index_summary_and_status_count_edges_alike(tmp_path: Path) -> None:
     assert repolens(tmp_path, "remove", "--yes").returncode == 0
     summary = repolens(tmp_path, "index", "--no-embed").stdout
     assert f"{resolved} reference edges resolved" in summary
+
+
+def test_the_readme_command_table_lists_every_command() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Commands", 1)[1].split("\n\n", 2)[1]
+    listed = {
+        name
+        for row in table.splitlines()
+        if row.startswith("| `repolens ")
+        for name in re.findall(r"`(?:repolens )?([a-z][a-z-]*)", row.split(" | ")[0])
+    }
+    assert set(cli.list_commands(click.Context(cli))) <= listed
+    assert "--no-embed" in readme.split("## Languages", 1)[0] and "minutes" in readme
