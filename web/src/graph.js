@@ -38,6 +38,7 @@ function styles() {
     { selector: "node.root", style: { "border-width": 4, "font-weight": "bold" } },
     { selector: "node.cycle", style: { "border-color": cycle, "border-width": 3 } },
     { selector: "node.dead", style: { "border-style": "dashed", opacity: 0.6 } },
+    { selector: "node.dead-some", style: { "border-style": "dashed", "border-width": 3 } },
     { selector: "node.more", style: { shape: "ellipse", "background-color": bg } },
     { selector: ":parent", style: { "background-opacity": 0.06, "text-valign": "top",
       "border-color": muted, shape: "round-rectangle" } },

@@ -55,7 +55,7 @@ async function poll() {
     document.getElementById("project").textContent = data.root;
     const live = document.getElementById("live");
     const busy = data.state === "running" ? `indexing ${data.stage} ${data.done}/${data.total}` : "";
-    if (state.stamp !== null && data.stamp !== state.stamp) {
+    if (state.stamp !== null && data.stamp !== state.stamp) {  // also: the first index landed
       live.textContent = `index updated ${new Date().toLocaleTimeString()}`;
       window.__repolens.stamp = data.stamp;
       state.stamp = data.stamp;

@@ -145,10 +145,16 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
 
         return endpoint
 
-    def stamp(conn: sqlite3.Connection, request: Request) -> dict[str, Any]:
+    def stamp(request: Request) -> Response:
+        """The index version and what the writer does; answers before the first index
+        exists too (version ``""``), so the page can wait for it."""
         state = explorer.handle.writer.state
-        return {"stamp": explorer.stamp_of(conn), "root": root.name, "state": state.state,
-                "stage": state.stage, "done": state.done, "total": state.total}  # fmt: skip
+        data = {"stamp": "", "root": root.name, "state": state.state, "stage": state.stage,
+                "done": state.done, "total": state.total}  # fmt: skip
+        if explorer.handle.indexed():
+            with explorer.reader() as conn:
+                data["stamp"] = explorer.stamp_of(conn)
+        return JSONResponse(data)
 
     def project_map(conn: sqlite3.Connection, request: Request) -> dict[str, Any]:
         folder = request.query_params.get("folder", "")
@@ -190,9 +196,6 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
         return {"mode": mode, "symbols": found[:10], "hits": views.search_view(hits),
                 "note": note}  # fmt: skip
 
-    def resolve(conn: sqlite3.Connection, request: Request) -> dict[str, Any]:
-        return views.symbol_json(_symbol(conn, request, "q"))
-
     def page(request: Request) -> Response:
         if not BUNDLE.exists():
             return PlainTextResponse(BUILD_HELP, 503)
@@ -200,7 +203,7 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
 
     routes = [
         Route("/", page),
-        Route("/api/stamp", api(stamp)),
+        Route("/api/stamp", stamp),
         Route("/api/map", api(project_map)),
         Route("/api/dead", api(dead)),
         Route("/api/file", api(file)),
@@ -208,7 +211,6 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
         Route("/api/impact", api(impact)),
         Route("/api/path", api(path)),
         Route("/api/search", api(find)),
-        Route("/api/resolve", api(resolve)),
         Mount("/static", StaticFiles(directory=BUILD, check_dir=False)),
     ]
     app = Starlette(routes=routes)
