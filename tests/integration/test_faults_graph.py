@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from test_fresh import check_consistency, clean_snapshot, make_project, snapshot
 
-from repolens.index.pipeline import IndexCancelled, index_project, needs_resume
+from repolens.index.pipeline import IndexCancelled, index_project
+from repolens.index.state import needs_resume
 from repolens.store.db import connect
 
 CALLERS = 19
