@@ -43,6 +43,9 @@ BREADTH = {
     "perl": ("perl",),
     "groovy": ("groovy",),
     "solidity": ("solidity",),
+    "luau": ("luau",),
+    "nix": ("nix",),
+    "ocaml": ("ocaml",),
 }
 
 

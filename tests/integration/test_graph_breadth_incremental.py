@@ -46,6 +46,9 @@ RENAMES = {
     "perl": ("lib/Shop/Base.pm", "sub audit {", "sub check {"),
     "groovy": ("src/main/groovy/com/shop/Base.groovy", "int subtotal()", "int base()"),
     "solidity": ("contracts/Ownable.sol", "modifier onlyOwner()", "modifier onlyAdmin()"),
+    "luau": ("src/Fee.luau", "function Fee.fee()", "function Fee.charge()"),
+    "nix": ("lib/util.nix", "describe = name:", "label = name:"),
+    "ocaml": ("lib/shop_util.ml", "let tax n", "let levy n"),
 }
 # edits whose effect crosses files through a class rather than a name in scope
 MEMBER_EDITS = [

@@ -44,7 +44,7 @@ EXTENSIONS: Mapping[str, str] = {
     ".hs": "haskell", ".lhs": "haskell", ".zig": "zig", ".jl": "julia",
     ".ps1": "powershell", ".psm1": "powershell", ".psd1": "powershell",
     ".pl": "perl", ".pm": "perl", ".t": "perl",
-    ".sol": "solidity",
+    ".sol": "solidity", ".luau": "luau", ".nix": "nix", ".ml": "ocaml", ".mli": "ocaml",
     ".groovy": "groovy", ".gradle": "groovy", ".gvy": "groovy", ".jenkinsfile": "groovy",
     ".astro": "astro", ".liquid": "liquid", ".styl": "stylus",
     ".heex": "eex", ".eex": "eex", ".leex": "eex",

@@ -42,6 +42,9 @@ class Lookup:
     declares: Callable[[Sym], bool] | None = None
     # a file whose named imports are global names (Godot's autoloads in ``project.godot``)
     globals_file: str = ""
+    # a file is a global module named after its stem, capitalised (OCaml's ``shop_util.ml``
+    # is ``Shop_util``), when no other file has that stem
+    stem_modules: bool = False
 
 
 def lookup_layout(lookup: Lookup) -> Callable[[Path, Project, list[FileRow]], Layout]:
@@ -111,13 +114,20 @@ def _declared(
     project: Project, files: list[FileRow], lookup: Lookup, of_file: dict[int, Module]
 ) -> dict[str, Module]:
     """Declared module name -> the module of the file declaring it (first file wins)."""
-    if lookup.declares is None:
-        return {}
-    ids = {f.id for f in files}
     found: dict[str, Module] = {}
-    for sym in project.syms.values():
-        if sym.file_id in ids and lookup.declares(sym):
-            found.setdefault(sym.qname, of_file[sym.file_id])
+    if lookup.declares is not None:
+        ids = {f.id for f in files}
+        for sym in project.syms.values():
+            if sym.file_id in ids and lookup.declares(sym):
+                found.setdefault(sym.qname, of_file[sym.file_id])
+    if lookup.stem_modules:
+        by_stem: dict[str, list[FileRow]] = {}
+        for f in files:
+            if f.path.endswith(lookup.extensions[:1]):  # the implementation, not its interface
+                by_stem.setdefault(f.stem[:1].upper() + f.stem[1:], []).append(f)
+        for name, owners in by_stem.items():
+            if len(owners) == 1:
+                found.setdefault(name, of_file[owners[0].id])
     return found
 
 

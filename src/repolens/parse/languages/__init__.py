@@ -41,6 +41,9 @@ SPEC_MODULES: dict[str, str] = {
     "perl": "repolens.parse.languages.perl",
     "groovy": "repolens.parse.languages.groovy",
     "solidity": "repolens.parse.languages.solidity",
+    "luau": "repolens.parse.languages.luau",
+    "nix": "repolens.parse.languages.nix",
+    "ocaml": "repolens.parse.languages.ocaml",
 }
 
 LINE_ONLY_LANGUAGES = frozenset({"r", "protobuf", "graphql", "godot", "astro", "liquid", "stylus"})

@@ -62,13 +62,13 @@ def _imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     if content is None:
         return []
     module = node_text(content, src)
-    alias = _assigned_name(node, src)
+    alias = assigned_name(node, src)
     if alias is None:
         return [ImportSpec(module, is_wildcard=True)]
     return [ImportSpec(module, alias=alias)]
 
 
-def _assigned_name(call: Node, src: bytes) -> str | None:
+def assigned_name(call: Node, src: bytes) -> str | None:
     """``x`` in ``local x = require(...)``/``x = require(...)``, when the call is the value."""
     values = call.parent
     if values is None or values.type != "expression_list":

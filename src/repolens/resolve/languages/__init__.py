@@ -55,6 +55,9 @@ _SPEC_OF_LANGUAGE: dict[str, str] = {
     "perl": "by_path.PERL",
     "groovy": "jvm_extra.GROOVY",
     "solidity": "by_path.SOLIDITY",
+    "luau": "by_path.LUAU",
+    "nix": "by_path.NIX",
+    "ocaml": "by_path.OCAML",
 }
 """``files.language`` -> ``module.ATTRIBUTE`` of this package holding its spec."""
 

@@ -9,7 +9,9 @@ external); Julia's ``include("util.jl")`` too, and ``using .Util`` names a proje
 cannot see are guessed by name (as Bash's). Perl's ``use Shop::Util`` is the file whose
 ``package Shop::Util;`` says so, else ``lib/Shop/Util.pm``. Solidity's ``import
 "./Ownable.sol"`` is relative, else under the root, ``contracts/`` or ``src/``
-(``@openzeppelin/...`` packages are external). The rest are languages outlined line by
+(``@openzeppelin/...`` packages are external). Luau requires are relative paths (a
+folder's ``init.luau``); Nix's ``import ./x`` a file or a folder's ``default.nix``; an
+OCaml file is the global module named after it. The rest are languages outlined line by
 line (no grammar wheel):
 
 R's ``source("R/utils.R")`` is relative to the working directory, taken as the script's
@@ -23,7 +25,10 @@ Every such file's definitions are its top-level names, and what a file imports i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from repolens.resolve.base import LanguageSpec
+from repolens.resolve.languages import shell_lua
 from repolens.resolve.lookup import Lookup, lookup_layout
 from repolens.resolve.project import Sym
 
@@ -144,6 +149,32 @@ SOLIDITY = LanguageSpec(
     implicit_members=True,  # a contract's functions, and its bases', are in scope
     class_scope_visible=True,
 )
+NIX_BUILTINS = frozenset(
+    {"import", "callPackage", "builtins", "lib", "pkgs", "toString", "map", "throw", "abort",
+     "derivation", "fetchTarball", "baseNameOf"}
+)  # fmt: skip
+OCAML_STDLIB = frozenset(
+    {"print_string", "print_endline", "print_int", "print_newline", "printf", "failwith",
+     "invalid_arg", "raise", "ignore", "fst", "snd", "not", "ref", "string_of_int",
+     "int_of_string", "List", "Array", "String", "Printf", "Hashtbl", "Option", "Result",
+     "Fun", "Seq", "Map", "Set"}
+)  # fmt: skip
+LUAU_LOOKUP = Lookup(
+    extensions=(".luau", ".lua"), roots=("", "src"), index_names=("init.luau", "init.lua")
+)
+OCAML_LOOKUP = Lookup(
+    extensions=(".ml", ".mli"), roots=(), relative=False, suffix_search=False, stem_modules=True
+)
+
+LUAU = replace(
+    shell_lua.LUA,
+    name="luau",
+    languages=frozenset({"luau"}),
+    build_layout=lookup_layout(LUAU_LOOKUP),
+    builtins=shell_lua.LUA_BUILTINS | {"script", "game", "workspace", "typeof", "task"},
+)
+NIX = _spec("nix", Lookup(index_names=("default.nix",), suffix_search=False), NIX_BUILTINS)
+OCAML = _spec("ocaml", OCAML_LOOKUP, OCAML_STDLIB)
 
 R = _spec("r", Lookup(extensions=(".R", ".r"), roots=("", "R")))
 PROTOBUF = _spec("protobuf", Lookup(roots=("", "proto", "protos", "src")))
