@@ -46,6 +46,7 @@ BREADTH = {
     "luau": ("luau",),
     "nix": ("nix",),
     "ocaml": ("ocaml",),
+    "dotnet": ("vbnet", "fsharp", "pascal"),
 }
 
 

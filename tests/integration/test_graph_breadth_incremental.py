@@ -49,6 +49,7 @@ RENAMES = {
     "luau": ("src/Fee.luau", "function Fee.fee()", "function Fee.charge()"),
     "nix": ("lib/util.nix", "describe = name:", "label = name:"),
     "ocaml": ("lib/shop_util.ml", "let tax n", "let levy n"),
+    "dotnet": ("src/Shop/ServiceBase.vb", "Function Audit()", "Function Check()"),
 }
 # edits whose effect crosses files through a class rather than a name in scope
 MEMBER_EDITS = [
@@ -66,6 +67,9 @@ MEMBER_EDITS = [
     ("swift", "Sources/ShopCore/Order+Pricing.swift", "func total(", "func sum("),
     # a companion object's factory, called on the class's name from another package
     ("scala", "src/main/scala/com/shop/model/Order.scala", "def free(", "def none("),
+    # an F# module and a Pascal unit renamed: their importers' edges go
+    ("dotnet", "fs/Util.fs", "let formatPrice n", "let formatCost n"),
+    ("dotnet", "pascal/ShopUtil.pas", "unit ShopUtil;", "unit ShopUtils;"),
 ]
 CASES = [(fixture, *edit) for fixture, edit in sorted(RENAMES.items())] + MEMBER_EDITS
 

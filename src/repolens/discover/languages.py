@@ -44,6 +44,8 @@ EXTENSIONS: Mapping[str, str] = {
     ".hs": "haskell", ".lhs": "haskell", ".zig": "zig", ".jl": "julia",
     ".ps1": "powershell", ".psm1": "powershell", ".psd1": "powershell",
     ".pl": "perl", ".pm": "perl", ".t": "perl",
+    ".vb": "vbnet", ".fs": "fsharp", ".fsi": "fsharp", ".fsx": "fsharp",
+    ".pas": "pascal", ".pp": "pascal", ".dpr": "pascal", ".lpr": "pascal",
     ".sol": "solidity", ".luau": "luau", ".nix": "nix", ".ml": "ocaml", ".mli": "ocaml",
     ".groovy": "groovy", ".gradle": "groovy", ".gvy": "groovy", ".jenkinsfile": "groovy",
     ".astro": "astro", ".liquid": "liquid", ".styl": "stylus",

@@ -44,6 +44,9 @@ SPEC_MODULES: dict[str, str] = {
     "luau": "repolens.parse.languages.luau",
     "nix": "repolens.parse.languages.nix",
     "ocaml": "repolens.parse.languages.ocaml",
+    "vbnet": "repolens.parse.languages.vbnet",
+    "fsharp": "repolens.parse.languages.fsharp",
+    "pascal": "repolens.parse.languages.pascal",
 }
 
 LINE_ONLY_LANGUAGES = frozenset({"r", "protobuf", "graphql", "godot", "astro", "liquid", "stylus"})

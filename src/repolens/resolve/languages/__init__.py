@@ -58,6 +58,9 @@ _SPEC_OF_LANGUAGE: dict[str, str] = {
     "luau": "by_path.LUAU",
     "nix": "by_path.NIX",
     "ocaml": "by_path.OCAML",
+    "fsharp": "by_path.FSHARP",
+    "pascal": "by_path.PASCAL",
+    "vbnet": "csharp.SPEC",
 }
 """``files.language`` -> ``module.ATTRIBUTE`` of this package holding its spec."""
 

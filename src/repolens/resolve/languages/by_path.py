@@ -11,7 +11,9 @@ cannot see are guessed by name (as Bash's). Perl's ``use Shop::Util`` is the fil
 "./Ownable.sol"`` is relative, else under the root, ``contracts/`` or ``src/``
 (``@openzeppelin/...`` packages are external). Luau requires are relative paths (a
 folder's ``init.luau``); Nix's ``import ./x`` a file or a folder's ``default.nix``; an
-OCaml file is the global module named after it. The rest are languages outlined line by
+OCaml file is the global module named after it; an F# ``open A.B`` the file whose
+``module A.B`` says so; a Pascal ``uses ShopUtil`` the file declaring ``unit ShopUtil``,
+else ``ShopUtil.pas``. The rest are languages outlined line by
 line (no grammar wheel):
 
 R's ``source("R/utils.R")`` is relative to the working directory, taken as the script's
@@ -175,6 +177,32 @@ LUAU = replace(
 )
 NIX = _spec("nix", Lookup(index_names=("default.nix",), suffix_search=False), NIX_BUILTINS)
 OCAML = _spec("ocaml", OCAML_LOOKUP, OCAML_STDLIB)
+FSHARP_CORE = frozenset(
+    {"printfn", "printf", "sprintf", "failwith", "ignore", "id", "fst", "snd", "List", "Seq",
+     "Array", "Map", "Set", "Option", "String", "raise"}
+)  # fmt: skip
+PASCAL_SYSTEM = frozenset(
+    {"WriteLn", "Write", "ReadLn", "Inc", "Dec", "Length", "SetLength", "High", "Low",
+     "IntToStr", "StrToInt", "Format", "Assigned", "FreeAndNil", "Exit", "Ord", "Chr",
+     "Trunc", "Round", "Copy", "Pos", "Trim"}
+)  # fmt: skip
+FSHARP_LOOKUP = Lookup(
+    roots=(), relative=False, suffix_search=False, separator=".", declares=_is_module
+)
+PASCAL_LOOKUP = Lookup(
+    extensions=(".pas", ".pp"),
+    roots=(),
+    relative=False,
+    suffix_search=False,
+    declares=_is_module,
+    stem_modules=True,
+)
+FSHARP = _spec("fsharp", FSHARP_LOOKUP, FSHARP_CORE, self_names=frozenset({"this"}))
+PASCAL = replace(
+    _spec("pascal", PASCAL_LOOKUP, PASCAL_SYSTEM, self_names=frozenset({"Self"})),
+    implicit_members=True,  # a method sees its class's (and bases') members unqualified
+    class_scope_visible=True,
+)
 
 R = _spec("r", Lookup(extensions=(".R", ".r"), roots=("", "R")))
 PROTOBUF = _spec("protobuf", Lookup(roots=("", "proto", "protos", "src")))

@@ -123,12 +123,12 @@ BUILTIN_METHODS = frozenset(
 
 SPEC = LanguageSpec(
     name="csharp",
-    languages=frozenset({"csharp"}),
+    languages=frozenset({"csharp", "vbnet"}),  # VB.NET shares namespaces and assemblies
     build_layout=build_layout,
     builtins=BUILTINS,
     builtin_types=BUILTIN_TYPES,
     builtin_methods=BUILTIN_METHODS,
-    self_names=frozenset({"this"}),
+    self_names=frozenset({"this", "Me"}),  # VB.NET's `Me`
     constructor_names=frozenset(),
     super_calls_constructor=True,  # `: base(...)`, `: this(...)`
     implicit_members=True,
