@@ -47,6 +47,7 @@ BREADTH = {
     "nix": ("nix",),
     "ocaml": ("ocaml",),
     "dotnet": ("vbnet", "fsharp", "pascal"),
+    "outlines": ("protobuf", "graphql", "liquid", "astro", "stylus"),
 }
 
 

@@ -50,6 +50,7 @@ RENAMES = {
     "nix": ("lib/util.nix", "describe = name:", "label = name:"),
     "ocaml": ("lib/shop_util.ml", "let tax n", "let levy n"),
     "dotnet": ("src/Shop/ServiceBase.vb", "Function Audit()", "Function Check()"),
+    "outlines": ("proto/shop/order.proto", 'import "shop/money.proto";', 'import "cash.proto";'),
 }
 # edits whose effect crosses files through a class rather than a name in scope
 MEMBER_EDITS = [
