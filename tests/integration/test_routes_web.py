@@ -87,6 +87,7 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {
             ("GET /api/v1/orders/{id}", "ShowOrder"),
             ("POST /api/v1/orders", "CreateOrder"),
             ("DELETE /api/v1/admin/orders/{id}", "DeleteOrder"),
+            ("GET /api/v1/reports/daily", "Daily"),  # a group passed to a function's parameter
             ("GET /ping", ""),
         },
         {("GET /orders/{id}", "ShowOrder"), ("DELETE /admin/orders/{id}", "DeleteOrder")},

@@ -21,6 +21,7 @@ def route_json(hit: RouteHit) -> dict[str, Any]:
         "file": hit.route.file,
         "line": hit.route.line,
         "handler": symbol_json(hit.handler) if hit.handler else None,
+        "handler_text": hit.handler_text,
         "framework": hit.framework,
         "via": list(hit.via),
     }
@@ -51,7 +52,7 @@ def routes_command(
             handler = (
                 f"{hit.handler.full_name} ({hit.handler.location})"
                 if hit.handler
-                else "inline function"
+                else hit.handler_text
             )
             say(f"{hit.method:7} {hit.path}  -> {handler}  [{hit.framework}, {hit.route.location}]")
 

@@ -57,7 +57,7 @@ class RouteTools(ToolGroup):
         if not hits:
             out.add("No route found. Frameworks are recognised from code (see the README).")
         for index, hit in enumerate(hits):
-            handler = label(hit.handler) if hit.handler else "an inline function"
+            handler = label(hit.handler) if hit.handler else hit.handler_text
             row = f"- {hit.method} {hit.path} -> {handler} [{hit.framework}, registered at"
             row += f" {cite(hit.route.file, hit.route.line)}]"
             if not out.add(row):

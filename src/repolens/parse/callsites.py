@@ -275,12 +275,17 @@ def call_site(
     )
 
 
+ARGUMENT_OF = "arg:"  # target of a call passed on: ``arg:0:users.Register`` (see ``_passed_to``)
+
+
 def _assigned_to(call: Node, src: bytes) -> str:
     node = call
     for _ in range(3):
         parent = node.parent
         if parent is None:
             return ""
+        if parent.type in ("argument_list", "arguments"):
+            return _passed_to(node, parent, src)
         if parent.type in _ASSIGN_TYPES:
             left = parent.child_by_field_name("left") or parent.child_by_field_name("name")
             if left is None and parent.named_child_count:
@@ -294,6 +299,20 @@ def _assigned_to(call: Node, src: bytes) -> str:
             return ""
         node = parent
     return ""
+
+
+def _passed_to(node: Node, args: Node, src: bytes) -> str:
+    """``arg:N:callee`` for a call passed as the Nth argument of a call by a dotted name
+    (Go's ``users.Register(v1.Group("/users"))``: the group is the callee's parameter)."""
+    outer = args.parent
+    function = outer.child_by_field_name("function") if outer is not None else None
+    if function is None:
+        return ""
+    callee = node_text(function, src)
+    if len(callee) > _MAX_TEXT or not DOTTED.fullmatch(callee):
+        return ""
+    index = [c.id for c in args.named_children if c.type != "comment"].index(node.id)
+    return f"{ARGUMENT_OF}{index}:{callee}"
 
 
 def _items(args: Node | None, src: bytes, depth: int) -> list[Value]:

@@ -143,7 +143,8 @@ class CallSite:
     ``repolens.parse.callsites``). ``args`` is JSON: ``[receiver, [arguments]]`` as
     rendered values; ``start``/``end`` are the call's bytes, so a call inside another's
     function argument (chi's ``r.Route("/x", func(r chi.Router) {...})``) is known to be
-    there; ``target`` is the name the call's result is assigned to, if any."""
+    there; ``target`` is the name the call's result is assigned to, if any, or
+    ``arg:N:callee`` when the result is passed as the Nth argument of a call."""
 
     name: str
     line: int

@@ -27,7 +27,8 @@ class RouteHit:
     route: SymbolRef  # name ``METHOD /path``; file:line is where it is registered
     method: str
     path: str
-    handler: SymbolRef | None  # None: an inline function on the route's lines
+    handler: SymbolRef | None  # None: an inline function on the route's lines, or ``handler_text``
+    handler_text: str  # the handler as the route's signature names it
     framework: str
     via: tuple[str, ...]  # prefix registrations (path:line) the path was composed through
 
@@ -62,7 +63,8 @@ def list_routes(
             continue
         target, meta = edges.get(ref.id, (-1, ""))
         via = tuple(json.loads(meta).get("via", ())) if meta else ()
-        out.append(RouteHit(ref, verb, route_path, handlers.get(target), fw, via))
+        text = ref.signature.partition(" -> ")[2]
+        out.append(RouteHit(ref, verb, route_path, handlers.get(target), text, fw, via))
     out.sort(key=lambda h: (h.path, h.method, h.route.file, h.route.line))
     return out
 

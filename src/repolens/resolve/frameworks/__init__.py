@@ -51,7 +51,7 @@ ROUTES_TO = "routes_to"
 
 def find_routes(conn: sqlite3.Connection, ctx: Context) -> list[Route]:
     """Every route of the project, each once, in a stable order."""
-    facts = Facts(ctx, load_sites(conn))
+    facts = Facts(ctx, conn, load_sites(conn))
     found: dict[tuple[str, str, int | None, int, int], Route] = {}
     for _, rule in FRAMEWORKS:
         for route in rule(facts):
@@ -82,7 +82,12 @@ def write_routes(conn: sqlite3.Connection, ctx: Context) -> int:
         ordinals[(route.file_id, name)] += 1
         sid = symbol_id(file.path, ROUTE_KIND, name, ordinal)
         handler = route.handler
-        signature = f"{name} -> {handler.qname}" if handler else f"{name} -> (inline function)"
+        if handler is not None:
+            signature = f"{name} -> {handler.qname}"
+        elif route.external:
+            signature = f"{name} -> {route.external} (outside the project)"
+        else:
+            signature = f"{name} -> (inline function)"
         symbols.append(
             (
                 route.file_id,

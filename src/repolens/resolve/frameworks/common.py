@@ -3,27 +3,84 @@ imports a framework, the HTTP methods a class-based view answers."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 
+from repolens.parse.callsites import ARGUMENT_OF
 from repolens.resolve import members
 from repolens.resolve.frameworks.facts import Facts, Site, Value, call, head_name, name
 from repolens.resolve.frameworks.paths import METHODS
 from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, Sym
 
+HANDLER_KINDS = FUNCTION_KINDS | {"variable", "constant", "field"}
+"""What a handler may be: a function, or a name holding one (``const register =
+catchAsync(async (req, res) => ...)``, Go's ``var Health = func(...)``)."""
+
 
 def router_key(facts: Facts, file_id: int, scope_id: int, text: str, line: int) -> Hashable:
     """What identifies the router ``text`` names: the symbol it resolves to (a module
-    variable, wherever it is imported), else the local name in its function."""
+    variable, wherever it is imported), a parameter of the function it is used in
+    (``parameter_key``: what callers pass there is mounted on it), else the local name
+    in its function."""
     sym = facts.resolve(file_id, scope_id, text, line)
     if sym is not None:
         return sym.id
+    scope = facts.ctx.project.syms.get(scope_id)
+    if scope is not None and scope.kind in FUNCTION_KINDS and text in parameters(scope):
+        return parameter_key(scope, parameters(scope).index(text))
     return ("local", file_id, scope_id, text)
 
 
+def parameter_key(function: Sym, index: int) -> Hashable:
+    """A router received as a function's parameter (Go's ``func Register(r
+    *gin.RouterGroup)``, a Fastify plugin's ``fastify``)."""
+    return ("param", function.id, index)
+
+
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def parameters(function: Sym) -> list[str]:
+    """Parameter names from a signature as written (``func (s *S) Register(r
+    *gin.RouterGroup, db *DB)``: ``["r", "db"]``); a name's first identifier each."""
+    sig = function.signature
+    start = sig.find(function.name + "(")
+    if start < 0:
+        return []
+    depth, out, current = 0, [], ""
+    for ch in sig[start + len(function.name) :]:
+        if ch in "([{<":
+            depth += 1
+            if depth == 1:
+                continue
+        elif ch in ")]}>":
+            depth -= 1
+            if depth == 0:
+                break
+        if depth == 1 and ch == ",":
+            out.append(current)
+            current = ""
+        elif depth >= 1:
+            current += ch
+    out.append(current)
+    names = []
+    for part in out:
+        found = _IDENT.search(part.strip().lstrip("*&.").strip())
+        names.append(found.group(0) if found else "")
+    return [n for n in names if n] if any(names) else []
+
+
 def target_key(facts: Facts, site: Site) -> Hashable | None:
-    """The router a constructor site's result is assigned to (``bp = Blueprint(...)``)."""
+    """The router a constructor site's result is assigned to (``bp = Blueprint(...)``),
+    or the parameter it is passed as (``users.Register(v1.Group("/users"))``)."""
     if not site.target:
         return None
+    if site.target.startswith(ARGUMENT_OF):
+        _, index, callee = site.target.split(":", 2)
+        function = facts.resolve(site.file_id, site.source_id, callee, site.line)
+        if function is None or function.kind not in FUNCTION_KINDS:
+            return None
+        return parameter_key(function, int(index))
     file = facts.files[site.file_id]
     if site.source_id == file.symbol and "." not in site.target:
         sym = facts.top_level(site.file_id, site.target)

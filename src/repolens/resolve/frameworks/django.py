@@ -137,7 +137,12 @@ def _pattern(
     if handler is None:
         text = string(view)  # a dotted view path, Django < 2's 'shop.views.index'
         handler = _dotted(facts, text, modules) if text else None
-    if handler is None:
+    if handler is None:  # a view of Django's or a library's (TemplateView.as_view())
+        outside = head_name(view)
+        if outside is not None:
+            regs.append(
+                Registration(key, ANY, path, None, site.file_id, site.line, site.line, outside)
+            )
         return
     for method, target in _methods(facts, handler, view):
         regs.append(Registration(key, method, path, target, site.file_id, site.line, site.line))

@@ -17,7 +17,13 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import replace
 
-from repolens.resolve.frameworks.common import imports_module, router_key, target_key
+from repolens.resolve.frameworks.common import (
+    HANDLER_KINDS,
+    imports_module,
+    parameter_key,
+    router_key,
+    target_key,
+)
 from repolens.resolve.frameworks.facts import (
     Facts,
     Route,
@@ -33,7 +39,7 @@ from repolens.resolve.frameworks.facts import (
 )
 from repolens.resolve.frameworks.mounts import Mount, Registration, compose
 from repolens.resolve.frameworks.paths import ANY, METHODS
-from repolens.resolve.project import FUNCTION_KINDS, Sym
+from repolens.resolve.project import FUNCTION_KINDS
 
 SCRIPTS = frozenset({"javascript", "typescript", "tsx", "jsx"})
 _MODULES = ("express", "koa", "@koa/router", "koa-router", "fastify", "hono", "restify")
@@ -120,7 +126,7 @@ def _plugin(facts: Facts, site: Site) -> Hashable | None:
     args = positional(site.args)
     text = head_name(args[0]) if args else None
     sym = facts.resolve(site.file_id, site.source_id, text, site.line) if text else None
-    return ("plugin", sym.id) if sym is not None and sym.kind in FUNCTION_KINDS else None
+    return parameter_key(sym, 0) if sym is not None and sym.kind in FUNCTION_KINDS else None
 
 
 def _router(
@@ -145,29 +151,12 @@ def _router(
     text = name(receiver)
     if text is None:
         return None
-    key = _param_key(facts, site, text) or router_key(
-        facts, site.file_id, site.source_id, text, site.line
-    )
+    key = router_key(facts, site.file_id, site.source_id, text, site.line)
     if key in routers:
         return key, ""
     if site.file_id in framework_files and text not in _CLIENTS and not text.endswith("Client"):
         return key, ""
     return None
-
-
-def _param_key(facts: Facts, site: Site, text: str) -> Hashable | None:
-    """A router that is the first parameter of the function the call is in (a Fastify
-    plugin ``async function routes(fastify, opts)``)."""
-    sym = facts.ctx.project.syms.get(site.source_id)
-    if sym is None or sym.kind not in FUNCTION_KINDS or _first_parameter(sym) != text:
-        return None
-    return ("plugin", sym.id)
-
-
-def _first_parameter(sym: Sym) -> str:
-    inside = sym.signature.partition("(")[2]
-    first = inside.split(",", 1)[0].split(":", 1)[0].strip().rstrip(")")
-    return first
 
 
 def _verb(
@@ -209,7 +198,7 @@ def _register(
         return
     text = head_name(handler)
     sym = facts.resolve(site.file_id, site.source_id, text, site.line) if text else None
-    if sym is not None and sym.kind in FUNCTION_KINDS:
+    if sym is not None and sym.kind in HANDLER_KINDS:
         regs.append(Registration(key, method, path, sym, site.file_id, site.line, site.line))
 
 
@@ -234,18 +223,14 @@ def _mount(
         return
     prefix = ""
     if site.name == "register":  # fastify.register(plugin, { prefix: "/v1" })
-        prefix = string(keyword(site.args, "prefix")) or ""
-        child = args[0] if args else None
-        if child is None:
-            return
-        sym = facts.resolve(site.file_id, site.source_id, head_name(child) or "", site.line)
-        if sym is not None and sym.kind in FUNCTION_KINDS:
-            mounts.append(
-                Mount(parent, ("plugin", sym.id), prefix, facts.where(site.file_id, site.line))
-            )
+        plugin = _plugin(facts, site)
+        if plugin is not None:
+            prefix = string(keyword(site.args, "prefix")) or ""
+            mounts.append(Mount(parent, plugin, prefix, facts.where(site.file_id, site.line)))
         return
-    if args and string(args[0]) is not None:
-        prefix, args = str(string(args[0])), args[1:]
+    first = facts.literal(site, args[0]) if args else None
+    if first is not None:
+        prefix, args = first, args[1:]
     for child in args:
         _mount_child(facts, site, parent, prefix, child, mounts)
 

@@ -11,6 +11,7 @@ aliases and re-exports exactly as every other reference does.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -39,7 +40,8 @@ class Site:
 @dataclass(frozen=True, slots=True)
 class Route:
     """A route found by a rule: ``handler`` is None for an inline function, whose body
-    spans ``line``..``end_line`` of the registering file."""
+    spans ``line``..``end_line`` of the registering file, or for a handler outside the
+    project (``external``: Django's ``TemplateView.as_view()``)."""
 
     method: str
     path: str
@@ -49,11 +51,13 @@ class Route:
     end_line: int
     framework: str
     via: tuple[str, ...] = ()  # the prefix registrations it was composed through, path:line
+    external: str = ""  # the handler as written when it is no project symbol (a library's view)
 
 
 @dataclass(slots=True)
 class Facts:
     ctx: Context
+    conn: sqlite3.Connection  # for what the loaded project leaves out (variables' text)
     sites: dict[int, list[Site]] = field(default_factory=dict)  # file -> its sites in order
     _decorated: list[Sym] | None = None
 
@@ -74,7 +78,12 @@ class Facts:
     def decorated(self, languages: frozenset[str]) -> Iterator[tuple[Sym, list[Value]]]:
         """Symbols of ``languages`` with decorators, each decorator parsed."""
         if self._decorated is None:
-            self._decorated = [s for s in self.ctx.project.syms.values() if s.decorators]
+            files = self.files
+            self._decorated = [
+                s
+                for s in self.ctx.project.syms.values()
+                if s.decorators and not is_test(files[s.file_id].path)
+            ]
         for sym in self._decorated:
             if self.files[sym.file_id].language in languages:
                 yield sym, [parse_decorator(d) for d in sym.decorators.split("\n") if d]
@@ -102,19 +111,51 @@ class Facts:
                 return hit.target
         return None
 
+    def literal(self, site: Site, value: object) -> str | None:
+        """A string argument, or the string a named constant holds (``prefix=
+        settings.API_V1_STR`` with ``API_V1_STR: str = "/api/v1"``, Go's ``const
+        base = "/v1"``): read from the definition as written."""
+        text = string(value)
+        if text is not None:
+            return text
+        dotted = name(value)
+        if dotted is None:
+            return None
+        sym = self.resolve(site.file_id, site.source_id, dotted, site.line)
+        if sym is None or sym.kind not in ("variable", "constant", "field"):
+            return None
+        row = self.conn.execute("SELECT signature FROM symbols WHERE id = ?", (sym.id,)).fetchone()
+        found = _ASSIGNED_STRING.search(str(row[0])) if row else None
+        return found.group(2) if found else None
+
     def top_level(self, file_id: int, name: str) -> Sym | None:
         found = self.ctx.project.top_level(file_id, name)
         return found[-1] if found else None
 
 
+_ASSIGNED_STRING = re.compile(r"""[=:]\s*[rbuf]?(['"`])([^'"`]*)\1\s*;?\s*$""")
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$|_test\.[a-z]+$|"
+    r"\.(test|spec)\.[a-z]+$|(^|/)conftest\.py$|Tests?\.(java|kt|cs)$"
+)
+
+
+def is_test(path: str) -> bool:
+    """Test code: the routes a test registers on a router of its own are no service's."""
+    return bool(_TEST_PATH.search(path))
+
+
 def load_sites(conn: sqlite3.Connection) -> dict[int, list[Site]]:
-    """Every call site of the project, by file, in source order."""
+    """Every call site of the project outside tests, by file, in source order."""
     by_file: dict[int, list[Site]] = {}
     rows = conn.execute(
-        "SELECT file_id, source_id, name, line, start_byte, end_byte, target, args"
-        " FROM call_sites ORDER BY file_id, start_byte"
+        "SELECT c.file_id, c.source_id, c.name, c.line, c.start_byte, c.end_byte, c.target,"
+        " c.args, f.path FROM call_sites c JOIN files f ON f.id = c.file_id"
+        " ORDER BY c.file_id, c.start_byte"
     )
-    for fid, source, name, line, start, end, target, args in rows:
+    for fid, source, name, line, start, end, target, args, path in rows:
+        if is_test(path):
+            continue
         try:
             receiver, items = json.loads(args)
         except (ValueError, TypeError):

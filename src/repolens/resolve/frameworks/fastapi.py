@@ -55,7 +55,7 @@ def routes(facts: Facts) -> list[Route]:
         if key is None:
             continue
         routers.add(key)
-        prefix = string(keyword(site.args, "prefix"))
+        prefix = facts.literal(site, keyword(site.args, "prefix"))
         if prefix:
             own[key] = prefix
         listed = keyword(site.args, "routes")
@@ -119,7 +119,7 @@ def routes(facts: Facts) -> list[Route]:
             continue
         if site.name == "include_router":
             child_value = args[0] if args else keyword(site.args, "router")
-            prefix = string(keyword(site.args, "prefix")) or ""
+            prefix = facts.literal(site, keyword(site.args, "prefix")) or ""
         else:  # app.mount("/v1", subapp)
             child_value = args[1] if len(args) > 1 else keyword(site.args, "app")
             prefix = string(args[0]) if args else ""

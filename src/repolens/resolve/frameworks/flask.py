@@ -45,7 +45,7 @@ def routes(facts: Facts) -> list[Route]:
         if key is None:
             continue
         routers.add(key)
-        prefix = string(keyword(site.args, "url_prefix"))
+        prefix = facts.literal(site, keyword(site.args, "url_prefix"))
         if prefix:
             own[key] = prefix
     regs: list[Registration] = []
@@ -108,7 +108,7 @@ def routes(facts: Facts) -> list[Route]:
         if parent is None or child_text is None:
             continue
         child = router_key(facts, site.file_id, site.source_id, child_text, site.line)
-        prefix = string(keyword(site.args, "url_prefix"))
+        prefix = facts.literal(site, keyword(site.args, "url_prefix"))
         mounts.append(
             Mount(
                 parent,

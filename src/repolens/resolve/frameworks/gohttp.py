@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import replace
 
-from repolens.resolve.frameworks.common import imports_module, router_key
+from repolens.resolve.frameworks.common import HANDLER_KINDS, imports_module, router_key, target_key
 from repolens.resolve.frameworks.facts import (
     Facts,
     Route,
@@ -20,11 +20,9 @@ from repolens.resolve.frameworks.facts import (
     head_name,
     name,
     positional,
-    string,
 )
 from repolens.resolve.frameworks.mounts import Mount, Registration, compose
 from repolens.resolve.frameworks.paths import ANY, METHODS
-from repolens.resolve.project import FUNCTION_KINDS
 
 GO = frozenset({"go"})
 _MODULES = (
@@ -60,7 +58,7 @@ def routes(facts: Facts) -> list[Route]:
             if key is None:
                 continue
             args = positional(site.args)
-            first = string(args[0]) if args else None
+            first = facts.literal(site, args[0]) if args else None
             if site.name in _VERBS and first is not None and len(args) >= 2:
                 _add(facts, site, key, _VERBS[site.name], first, args[-1], regs)
             elif site.name in _HANDLES and first is not None and len(args) >= 2:
@@ -101,9 +99,10 @@ def _group(
     inner = args[-1]
     if inner and inner[0] == "f" and inner[3]:  # r.Route("/x", func(r chi.Router) {...})
         mounts.append(Mount(key, ("param", site.file_id, inner[1], inner[3][0]), prefix, where))
-    elif site.target:  # v1 := r.Group("/v1")
-        child = router_key(facts, site.file_id, site.source_id, site.target, site.line)
-        mounts.append(Mount(key, child, prefix, where))
+    elif site.target:  # v1 := r.Group("/v1"), users.Register(v1.Group("/users"))
+        child = target_key(facts, site)
+        if child is not None:
+            mounts.append(Mount(key, child, prefix, where))
     elif site.name == "Mount" and len(args) >= 2:
         text = head_name(args[1])
         if text is not None:
@@ -114,7 +113,7 @@ def _mounted(facts: Facts, site: Site, text: str) -> Hashable:
     """The router ``r.Mount("/x", sub)`` mounts; for ``adminRouter()``, the router that
     function builds (the receiver of its first route registration)."""
     sym = facts.resolve(site.file_id, site.source_id, text, site.line)
-    if sym is not None and sym.kind in FUNCTION_KINDS:
+    if sym is not None and sym.kind in HANDLER_KINDS:
         for inner in facts.sites.get(sym.file_id, ()):
             receiver = name(inner.receiver)
             if inner.source_id == sym.id and receiver and inner.name in (*_VERBS, *_HANDLES):
@@ -140,5 +139,5 @@ def _add(
         handler = wrapped[2][0]
     text = head_name(handler)
     sym = facts.resolve(site.file_id, site.source_id, text, site.line) if text else None
-    if sym is not None and sym.kind in FUNCTION_KINDS:
+    if sym is not None and sym.kind in HANDLER_KINDS:
         regs.append(Registration(key, method, path, sym, site.file_id, site.line, site.line))

@@ -31,6 +31,7 @@ class Registration:
     file_id: int
     line: int
     end_line: int
+    external: str = ""  # see ``Route.external``
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ def compose(
                     reg.end_line,
                     framework,
                     via,
+                    reg.external,
                 )
             )
     return routes

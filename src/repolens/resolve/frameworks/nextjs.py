@@ -12,7 +12,7 @@ import posixpath
 import re
 
 from repolens.resolve.frameworks.common import imports_module
-from repolens.resolve.frameworks.facts import Facts, Route
+from repolens.resolve.frameworks.facts import Facts, Route, is_test
 from repolens.resolve.frameworks.paths import ANY, METHODS, normalise
 from repolens.resolve.project import FileRow, Sym
 
@@ -28,7 +28,7 @@ def routes(facts: Facts) -> list[Route]:
         return []
     out: list[Route] = []
     for file in files:
-        if "node_modules/" in file.path:
+        if "node_modules/" in file.path or is_test(file.path):
             continue
         match = _ROOTS.match(file.path)
         if match is None:
