@@ -115,6 +115,19 @@ def _chunk_lines(value: Any) -> int:
     return number
 
 
+def _runtime(value: Any) -> str:
+    """A local embedding runtime's name, checked by the one list of them (imported only
+    when a setting names one: the embed package brings numpy)."""
+    from repolens.embed.base import EmbeddingError
+    from repolens.embed.runtimes import parse_runtime
+
+    try:
+        runtime = parse_runtime(str(value))
+    except EmbeddingError:
+        raise ValueError(value) from None
+    return "auto" if runtime is None else runtime.name
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise ValueError(value)
@@ -208,6 +221,10 @@ SPECS: tuple[SettingSpec, ...] = (
                 "Processes that parse and resolve (1: one process, least memory)."),
     SettingSpec("embed_provider", "local", _choice("local", "ollama", "openai", "gemini", "none"),
                 "local, ollama, openai, gemini or none", "Embedding provider for semantic search."),
+    SettingSpec("embed_runtime", "auto", _runtime,
+                "auto, numpy, openvino-bf16, onnxruntime-int8, openvino-fp32, onnxruntime-fp32,"
+                " onnxruntime-cuda-fp32 or openvino-gpu-fp16",
+                "What runs the local model (auto: the fastest this machine offers)."),
     SettingSpec("embed_model", "", _text, "a model name", "Embedding model (provider default)."),
     SettingSpec("embed_base_url", "", _text, "an http(s) URL",
                 "Base URL of the Ollama or OpenAI-compatible server."),

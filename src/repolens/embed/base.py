@@ -28,9 +28,13 @@ class EmbeddingProfile:
     query_prefix: str = ""
     document_prefix: str = ""
     max_tokens: int = 256
+    runtime: str = ""
+    """What runs the model when its vectors differ from the float32 reference's
+    (``openvino-bf16``, ``onnxruntime-int8``); empty for float32 in any engine."""
 
     def key(self) -> str:
-        """A stable id of vector compatibility, e.g. ``local:all-MiniLM-L6-v2:384:1a2b3c4d``.
+        """A stable id of vector compatibility, e.g. ``local:all-MiniLM-L6-v2:384:1a2b3c4d``,
+        then ``:openvino-bf16`` for a reduced-precision runtime.
 
         Prefixes are hashed rather than spelled out because they may hold spaces and colons;
         ``max_tokens`` is left out since it changes how text is windowed, not what a vector
@@ -38,7 +42,8 @@ class EmbeddingProfile:
         """
         prefixes = f"{self.query_prefix}\x00{self.document_prefix}".encode()
         digest = hashlib.sha256(prefixes).hexdigest()[:8]
-        return f"{self.provider}:{self.model}:{self.dims}:{digest}"
+        runtime = f":{self.runtime}" if self.runtime else ""
+        return f"{self.provider}:{self.model}:{self.dims}:{digest}{runtime}"
 
 
 class EmbeddingError(Exception):

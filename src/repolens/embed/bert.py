@@ -115,6 +115,8 @@ class _Layer:
 class BertEncoder:
     """Immutable after construction, so one instance may serve many threads at once."""
 
+    parallel = True
+
     def __init__(self, weights: Mapping[str, npt.NDArray[Any]], config: BertConfig) -> None:
         self.config = config
         prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""

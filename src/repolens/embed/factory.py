@@ -26,6 +26,8 @@ def create_provider(
     document_prefix: str | None = None,
     max_chars: int | None = None,
     model_dir: Path | None = None,
+    runtime: str = "auto",
+    stored_runtime: str | None = None,
 ) -> EmbeddingProvider:
     """Build the provider named ``provider`` ("local", "ollama", "openai" or "gemini").
 
@@ -33,11 +35,15 @@ def create_provider(
     is first contacted by the first embedding. ``model`` defaults to the provider's usual
     model, prefixes to the model's known ones (``repolens.embed.models``); ``max_chars``
     sizes remote windows; ``model_dir`` points the local provider at another
-    sentence-transformers BERT directory.
+    sentence-transformers BERT directory; ``runtime`` picks the local engine (see
+    ``repolens.embed.runtimes``), ``stored_runtime`` is the runtime tag of the vectors
+    the index holds, kept under ``auto`` where it can run.
     """
     name = provider.strip().lower()
     if name == "local":
-        return _create_local(model, dims, query_prefix, document_prefix, model_dir)
+        return _create_local(
+            model, dims, query_prefix, document_prefix, model_dir, runtime, stored_runtime
+        )
     if name in ("ollama", "openai", "openai-compatible", "gemini"):
         remote = _remote_class(name)
         return remote(
@@ -74,6 +80,8 @@ def _create_local(
     query_prefix: str | None,
     document_prefix: str | None,
     model_dir: Path | None,
+    runtime: str,
+    stored_runtime: str | None,
 ) -> EmbeddingProvider:
     from repolens.embed.local import LocalProvider
     from repolens.embed.modelfiles import DEFAULT_MODEL
@@ -89,6 +97,8 @@ def _create_local(
         model=model if model_dir is not None else DEFAULT_MODEL,
         query_prefix=known.query_prefix if query_prefix is None else query_prefix,
         document_prefix=known.document_prefix if document_prefix is None else document_prefix,
+        runtime=runtime,
+        stored_tag=stored_runtime,
     )
     if dims is not None and dims != provider.profile.dims:
         raise DimensionMismatchError(

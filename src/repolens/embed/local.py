@@ -1,11 +1,14 @@
-"""The default provider: all-MiniLM-L6-v2 run offline with numpy, no torch, no server.
+"""The default provider: all-MiniLM-L6-v2 run offline, no torch, no server.
 
 Importing this module is cheap: the tokenizer is loaded on the first ``windows`` call
-and the weights on the first embedding. Speed comes from two things. Sequences are
-packed end to end, so no work is spent on padding (see ``bert``). Batches run on one
-worker thread per core with the BLAS itself kept to one thread: a transformer's matrices
-are too small for a multi-threaded BLAS to scale well, and numpy's element-wise work
-(GELU, softmax, LayerNorm) gets every core too.
+and the weights on the first embedding. The runtime (numpy float32, the reference, or a
+faster engine at reduced precision: see ``runtimes``) is chosen when the provider is
+made, since it is part of the profile. In numpy, sequences are packed end to end, so no
+work is spent on padding (see ``bert``); the other engines take padded batches, so their
+batches are formed from windows of similar length. Batches run on one worker thread per
+core with the BLAS itself kept to one thread: a transformer's matrices are too small for
+a multi-threaded BLAS to scale well, and numpy's element-wise work (GELU, softmax,
+LayerNorm) gets every core too.
 """
 
 from __future__ import annotations
@@ -28,18 +31,24 @@ from repolens.embed.base import (
     ModelNotInstalledError,
 )
 from repolens.embed.modelfiles import DEFAULT_MODEL, ModelFiles, load_model_files
+from repolens.embed.runtimes import AUTO, Runtime, choose_runtime
 from repolens.embed.windows import split_windows
 
 if TYPE_CHECKING:
     from threadpoolctl import ThreadpoolController
     from tokenizers import Encoding, Tokenizer
 
-    from repolens.embed.bert import BertEncoder
+    from repolens.embed.engines import Encoder
 
 DEFAULT_BATCH_TOKENS = 4096
 """Word pieces per forward pass (about 16 full windows): enough rows for efficient GEMMs,
 few enough that a layer's arrays stay in cache (4096 took less CPU than 8192)."""
 _SPECIAL_TOKENS = 2  # [CLS] and [SEP]
+WINDOW_TOKENS = 128
+"""Word pieces per document window, [CLS] and [SEP] included: the length all-MiniLM-L6-v2
+was trained on. Measured against windows of the model's full 256 on the retrieval
+benchmark (bench/search_quality.py): better on every query style, most on queries about
+code deep inside long functions, and half the attention cost per piece."""
 
 
 class LocalProvider:
@@ -54,23 +63,32 @@ class LocalProvider:
         document_prefix: str = "",
         batch_tokens: int = DEFAULT_BATCH_TOKENS,
         workers: int | None = None,
+        runtime: str = AUTO,
+        stored_tag: str | None = None,
+        window_tokens: int = WINDOW_TOKENS,
     ) -> None:
         """Check the model's files now (so a missing model fails early); load it later.
 
         ``model_dir``: another sentence-transformers BERT directory instead of the packaged
         MiniLM (``model`` then names it, default the directory's name). ``workers``:
-        threads that run batches, default one per usable core.
+        threads that run batches, default one per usable core. ``runtime``: a name from
+        ``runtimes.RUNTIME_NAMES``; under ``auto``, ``stored_tag`` (the runtime tag of the
+        index's vectors) is kept when it can run here. ``window_tokens``: the length of
+        document windows (at most the model's context).
         """
         self._files: ModelFiles = load_model_files(model_dir)
         name = model or (DEFAULT_MODEL if model_dir is None else self._files.directory.name)
+        self.runtime: Runtime = choose_runtime(runtime, stored_tag)
         self._profile = EmbeddingProfile(
-            "local", name, self._files.dims, query_prefix, document_prefix, self._files.max_tokens
-        )
+            "local", name, self._files.dims, query_prefix, document_prefix,
+            self._files.max_tokens, self.runtime.vector_tag,
+        )  # fmt: skip
+        self._window_tokens = max(_SPECIAL_TOKENS + 8, min(window_tokens, self._files.max_tokens))
         self._batch_tokens = max(1, batch_tokens)
         self._workers = workers or usable_cores()
         self._lock = threading.Lock()
         self._tokenizer: Tokenizer | None = None
-        self._encoder: BertEncoder | None = None
+        self._encoder: Encoder | None = None
         self._pool: ThreadPoolExecutor | None = None
 
     @property
@@ -78,8 +96,9 @@ class LocalProvider:
         return self._profile
 
     def windows(self, text: str) -> list[str]:
-        """Windows of ``text`` that fit the model's context once ``document_prefix`` is added."""
-        return self._windows(text, self._profile.document_prefix)
+        """Windows of ``text`` of ``window_tokens`` word pieces at most, ``document_prefix``
+        included."""
+        return self._windows(text, self._profile.document_prefix, self._window_tokens)
 
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
         """One vector per text; a text longer than the context is refused, not cut.
@@ -101,7 +120,7 @@ class LocalProvider:
     def embed_query(self, text: str) -> FloatArray:
         """Vector of a query; a query longer than the context is the mean of its windows."""
         prefix = self._profile.query_prefix
-        windows = self._windows(text, prefix)
+        windows = self._windows(text, prefix, self._profile.max_tokens)
         vectors = self._embed_encodings(self._encode([prefix + window for window in windows]))
         mean = vectors.mean(axis=0)
         return (mean / np.linalg.norm(mean)).astype(np.float32)
@@ -115,9 +134,9 @@ class LocalProvider:
 
     # -- tokenizing and windows ----------------------------------------------------------
 
-    def _windows(self, text: str, prefix: str) -> list[str]:
+    def _windows(self, text: str, prefix: str, tokens: int) -> list[str]:
         prefix_tokens = len(self._encode([prefix], special=False)[0].ids) if prefix else 0
-        budget = self._profile.max_tokens - _SPECIAL_TOKENS - prefix_tokens
+        budget = tokens - _SPECIAL_TOKENS - prefix_tokens
         return split_windows(text, budget, self._measure, self._split_long_line)
 
     def _measure(self, texts: Sequence[str]) -> list[int]:
@@ -150,16 +169,20 @@ class LocalProvider:
         out = np.empty((len(encodings), self._profile.dims), dtype=np.float32)
         if not encodings:
             return out
-        lengths = [len(encoding.ids) for encoding in encodings]
-        # Small inputs are split so that every worker gets a share.
-        budget = min(self._batch_tokens, -(-sum(lengths) // self._workers))
-        batches = _token_batches(lengths, budget)
         encoder = self._get_encoder()
+        workers = self._workers if encoder.parallel else 1
+        # A padded batch costs its longest sequence times its size: batch by length.
+        order = list(range(len(encodings)))
+        if self.runtime.padded:
+            order.sort(key=lambda index: len(encodings[index].ids))
+        lengths = [len(encodings[index].ids) for index in order]
+        # Small inputs are split so that every worker gets a share.
+        budget = min(self._batch_tokens, -(-sum(lengths) // workers))
+        batches = _token_batches(lengths, budget)
 
         def run(batch: range) -> None:
-            out[batch.start : batch.stop] = _embed_batch(
-                encoder, encodings[batch.start : batch.stop]
-            )
+            rows = order[batch.start : batch.stop]
+            out[rows] = _embed_batch(encoder, [encodings[index] for index in rows])
 
         with _SINGLE_THREADED_BLAS:
             if len(batches) == 1:
@@ -174,10 +197,10 @@ class LocalProvider:
                 self._tokenizer = _load_tokenizer(self._files.tokenizer)
             return self._tokenizer
 
-    def _get_encoder(self) -> BertEncoder:
+    def _get_encoder(self) -> Encoder:
         with self._lock:
             if self._encoder is None:
-                self._encoder = _load_encoder(self._files)
+                self._encoder = _load_encoder(self._files, self.runtime, self._workers)
             return self._encoder
 
     def _get_pool(self) -> ThreadPoolExecutor:
@@ -200,7 +223,7 @@ def _token_batches(lengths: Sequence[int], budget: int) -> list[range]:
     return batches
 
 
-def _embed_batch(encoder: BertEncoder, encodings: Sequence[Encoding]) -> FloatArray:
+def _embed_batch(encoder: Encoder, encodings: Sequence[Encoding]) -> FloatArray:
     """Run a batch through the encoder, its sequences packed end to end (no padding)."""
     lengths = np.array([len(encoding.ids) for encoding in encodings], dtype=np.int64)
     ids = np.fromiter(
@@ -225,7 +248,11 @@ def _load_tokenizer(path: Path) -> Tokenizer:
     return tokenizer
 
 
-def _load_encoder(files: ModelFiles) -> BertEncoder:
+def _load_encoder(files: ModelFiles, runtime: Runtime, threads: int) -> Encoder:
+    if runtime.engine != "numpy":
+        from repolens.embed.engines import load_engine
+
+        return load_engine(runtime, files, threads)
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
