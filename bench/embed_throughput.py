@@ -1,14 +1,18 @@
-"""Throughput of the local embedding provider against sentence-transformers, same run.
+"""Throughput of the local provider's runtimes against sentence-transformers, same run.
 
-Both embed the same inputs: real code, functions of the Python standard library cut to
-20-25 lines, split by our ``windows()`` so that neither side truncates anything. Prints
-windows per second of each (median and best of ``--repeats`` runs after a warm-up, the
-two timed in turns), CPU time per window, their ratio and the lowest cosine between the two
-implementations' vectors.
+All embed the same inputs: real code, functions of the Python standard library cut to
+20-25 lines, split by our ``windows()`` (``--window-tokens`` word pieces, the default
+windows) so that none truncates anything. Prints, per implementation, windows per second
+(median and best of ``--repeats`` runs after a warm-up, all timed in turns), CPU time
+per window and the cosine of its vectors to the numpy float32 reference (mean and
+lowest). Every runtime that can run on this machine is measured: numpy fp32, OpenVINO
+(bf16, fp32) and onnxruntime (int8, fp32) where installed.
 
-    python bench/embed_throughput.py [--chunks 300] [--repeats 3] [--batch-tokens 4096]
+    python bench/embed_throughput.py [--chunks 300] [--repeats 3] [--window-tokens 128]
 
-sentence-transformers (and torch) are optional: without them its line says "skipped".
+sentence-transformers (and torch) are optional and never a repolens dependency: install
+them in a separate virtual environment with repolens to get their line, else it says
+"skipped".
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from repolens.config import usable_cores
-from repolens.embed.local import DEFAULT_BATCH_TOKENS, LocalProvider
+from repolens.embed.local import DEFAULT_BATCH_TOKENS, WINDOW_TOKENS, LocalProvider
 from repolens.embed.modelfiles import packaged_model_dir
+from repolens.embed.runtimes import NUMPY, RUNTIMES, why_unavailable
 
 
 def stdlib_chunks(count: int) -> list[str]:
@@ -76,7 +81,7 @@ class Timing:
         runs = ", ".join(f"{r:.1f}" for r in self.rates)
         print(
             f"{name:22s} median {rate:5.1f} windows/s, best {max(self.rates):5.1f} (runs {runs});"
-            f" CPU {statistics.median(self.cpu_ms):.0f} ms per window"
+            f" CPU {statistics.median(self.cpu_ms):5.1f} ms per window"
         )
         return rate
 
@@ -141,49 +146,60 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--batch-tokens", type=int, default=DEFAULT_BATCH_TOKENS, help="ours")
+    parser.add_argument("--window-tokens", type=int, default=WINDOW_TOKENS)
     parser.add_argument("--st-batch-size", type=int, default=32, help="its default")
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args()
 
     model_dir = packaged_model_dir()
-    ours = LocalProvider(batch_tokens=args.batch_tokens, workers=args.workers)
+    providers: dict[str, LocalProvider] = {}
+    for runtime in (NUMPY, *(r for r in RUNTIMES if r != NUMPY)):
+        if why := why_unavailable(runtime):
+            print(f"{runtime.name:22s} skipped ({why})")
+            continue
+        providers[runtime.name] = LocalProvider(
+            batch_tokens=args.batch_tokens, workers=args.workers, runtime=runtime.name,
+            window_tokens=args.window_tokens,
+        )  # fmt: skip
+    reference_provider = providers[NUMPY.name]
     chunks = stdlib_chunks(args.chunks)
-    texts = [window for chunk in chunks for window in ours.windows(chunk)]
-    print(f"{len(chunks)} stdlib function chunks -> {len(texts)} windows of <= 256 word pieces")
-
-    workers = args.workers or usable_cores()
-    print(f"repolens numpy: {workers} workers, batches of {args.batch_tokens} word pieces")
-    implementations: dict[str, Embed] = {"repolens numpy": ours.embed_documents}
-    reference = sentence_transformers_embed(model_dir, args.st_batch_size)
-    if reference is not None:
-        implementations["sentence-transformers"] = reference
-    timings = compare(implementations, texts, args.repeats)
-    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    our_rate = timings["repolens numpy"].report("repolens numpy")
-    if reference is None:
-        print("sentence-transformers    skipped (not importable here)")
-        return
-    ref = timings["sentence-transformers"]
-    ref_rate = ref.report("sentence-transformers")
-    cpu_ratio = statistics.median(ref.cpu_ms) / statistics.median(timings["repolens numpy"].cpu_ms)
-    best_ratio = max(timings["repolens numpy"].rates) / max(ref.rates)
-    print(
-        f"ratio ours / st: {our_rate / ref_rate:.2f}x median windows/s, {best_ratio:.2f}x best,"
-        f" {cpu_ratio:.2f}x less CPU"
-    )
+    texts = [window for chunk in chunks for window in reference_provider.windows(chunk)]
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.no_truncation()  # tokenizer.json pads and cuts every text to 128 word pieces
     tokenizer.no_padding()
     lengths = [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
+    print(
+        f"{len(chunks)} stdlib function chunks -> {len(texts)} windows of <= {args.window_tokens}"
+        f" word pieces (mean {statistics.mean(lengths):.0f})"
+    )
+    workers = args.workers or usable_cores()
+    print(f"repolens: {workers} workers, batches of {args.batch_tokens} word pieces")
+    implementations: dict[str, Embed] = {
+        name: provider.embed_documents for name, provider in providers.items()
+    }
+    st = sentence_transformers_embed(model_dir, args.st_batch_size)
+    if st is not None:
+        implementations["sentence-transformers"] = st
+    timings = compare(implementations, texts, args.repeats)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    reference = timings[NUMPY.name].vectors
+    assert reference is not None
+    for name, timing in timings.items():
+        timing.report(name)
+        assert timing.vectors is not None
+        cosines = np.sum(timing.vectors * reference, axis=1)
+        print(f"{'':22s} cosine to numpy fp32: mean {cosines.mean():.5f}, min {cosines.min():.5f}")
+    if st is None:
+        print("sentence-transformers  skipped (not importable here)")
+    base = statistics.median(timings[NUMPY.name].cpu_ms)
+    print("CPU per window vs numpy fp32: " + ", ".join(
+        f"{name} {base / statistics.median(t.cpu_ms):.2f}x" for name, t in timings.items()
+    ))  # fmt: skip
     floor, rate = gemm_floor_ms(model_dir, lengths)
     print(
-        f"float32 floor: {floor:.0f} ms CPU per window (the model's GEMM FLOPs at this core's"
-        f" {rate:.0f} GFLOP/s); st is within {statistics.median(ref.cpu_ms) / floor:.2f}x of it"
+        f"float32 floor: {floor:.1f} ms CPU per window (the model's GEMM FLOPs at this core's"
+        f" {rate:.0f} GFLOP/s); below it only with reduced precision (bf16, int8)"
     )
-    ours_vectors, ref_vectors = timings["repolens numpy"].vectors, ref.vectors
-    assert ours_vectors is not None and ref_vectors is not None
-    cosines = np.sum(ours_vectors * ref_vectors, axis=1)
-    print(f"min cosine ours vs st: {cosines.min():.6f}")
 
 
 if __name__ == "__main__":

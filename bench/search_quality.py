@@ -4,12 +4,19 @@ The code of installed packages (click, rich, httpx, pathspec and a slice of the 
 library) is indexed with every docstring stripped; each sampled function's query is the
 first sentence of its docstring ("doc") or its qualified name split into words ("name",
 e.g. ``help formatter write dl``). A hit is a result chunk of the right file overlapping
-the function's lines. Prints MRR@10 and Recall@10 per retriever. Embeddings are cached
-in ``--data`` (default: a directory under the system temp dir), so a second run only
-re-ranks.
+the function's lines. "deep" queries ask about code deep inside long functions: a
+full-line comment of four words or more, 25 lines or more into a function of 50 lines or
+more, removed from the indexed code like the docstrings; a hit is a result chunk of the
+right file holding the comment's line. Prints MRR@10 and Recall@10 per retriever.
+Embeddings are cached in ``--data`` (default: a directory under the system temp dir), so
+a second run only re-ranks.
 
     python bench/search_quality.py [--queries 400] [--data DIR] [--bm25-weight 0.33]
-                                   [--max-postings N]
+                                   [--max-postings N] [--runtime auto] [--window-tokens 128]
+
+``--runtime`` and ``--window-tokens`` choose the local model's runtime and document window
+length (see ``repolens.embed.runtimes`` and ``local.WINDOW_TOKENS``); give each setting
+its own ``--data`` directory.
 
 ``--max-postings`` scales the BM25 row budget down to what this small corpus would have
 at 100k chunks (8,000 there is about 240 here), to see what the budget costs in quality.
@@ -29,7 +36,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from repolens.embed import EmbeddingProvider, create_provider
+from repolens.embed import EmbeddingProvider
+from repolens.embed.local import WINDOW_TOKENS, LocalProvider
 from repolens.index.embedding import embed_pending
 from repolens.parse import parse_source
 from repolens.parse.chunk import chunk_file
@@ -48,6 +56,9 @@ MODULES = (
 )  # fmt: skip
 TOP = 10
 Hit = tuple[str, int, int]  # file, start line, end line
+DEEP_FUNCTION_LINES = 50
+DEEP_OFFSET_LINES = 25
+_COMMENT = re.compile(r"^\s*#\s*(.*\S)\s*$")
 
 
 @dataclass(frozen=True)
@@ -138,14 +149,44 @@ def build_targets(files: dict[str, str]) -> list[Target]:
     return targets
 
 
-def index(conn: sqlite3.Connection, files: dict[str, str]) -> None:
+def deep_targets(files: dict[str, str]) -> tuple[list[Target], dict[str, set[int]]]:
+    """One comment deep inside each long function (the first of at least four words far
+    enough in), and per file the lines to blank out of the indexed code. Lines count in
+    the docstring-stripped source, which is what gets indexed."""
+    targets, blanked = [], {}
+    for path, original in files.items():
+        stripped = strip_docstrings(original)
+        lines = stripped.splitlines()
+        taken: set[int] = set()
+        for name, node in functions(stripped):
+            start, end = node.lineno, node.end_lineno or node.lineno
+            if end - start + 1 < DEEP_FUNCTION_LINES:
+                continue
+            for line in range(start + DEEP_OFFSET_LINES, end + 1):
+                match = _COMMENT.match(lines[line - 1])
+                words = match.group(1).split() if match else []
+                if len(words) >= 4 and line not in taken:
+                    taken.add(line)
+                    query = " ".join(words)
+                    targets.append(Target(path, name, line, line, query, query))
+                    break
+        blanked[path] = taken
+    return targets, blanked
+
+
+def indexed_text(original: str, blank: set[int]) -> str:
+    lines = strip_docstrings(original).split("\n")
+    return "\n".join("" if number in blank else text for number, text in enumerate(lines, 1))
+
+
+def index(conn: sqlite3.Connection, files: dict[str, str], blanked: dict[str, set[int]]) -> None:
     with transaction(conn):
         for path, original in files.items():
-            text = strip_docstrings(original)
+            text = indexed_text(original, blanked.get(path, set()))
             parsed = parse_source(path, "python", text.encode())
             record = FileRecord(path, "python", len(text), 0, "", "ok", line_count=len(text))
             file_id = upsert_file(conn, record, time.time())
-            symbol_ids = write_graph(conn, file_id, graph_rows(parsed))
+            symbol_ids = write_graph(conn, file_id, graph_rows(parsed)).symbols
             chunks = chunk_file(text, "python", parsed)
             insert_fts(conn, write_chunks(conn, file_id, path, "python", chunks, symbol_ids))
 
@@ -202,6 +243,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "rl-quality")
     parser.add_argument("--bm25-weight", type=float, default=fusion.BM25_WEIGHT)
     parser.add_argument("--max-postings", type=int, default=tokens.MAX_POSTINGS)
+    parser.add_argument("--runtime", default="auto")
+    parser.add_argument("--window-tokens", type=int, default=WINDOW_TOKENS)
     args = parser.parse_args()
     fusion.BM25_WEIGHT = args.bm25_weight
     tokens.MAX_POSTINGS = args.max_postings
@@ -217,21 +260,31 @@ def main() -> None:
     targets = build_targets(files)
     random.Random(7).shuffle(targets)
     targets = targets[: args.queries]
+    deep, blanked = deep_targets(files)
+    random.Random(7).shuffle(deep)
+    deep = deep[: args.queries]
     args.data.mkdir(parents=True, exist_ok=True)
     conn = connect(args.data / "index.db")
-    index(conn, files)
-    provider = create_provider("local")
-    started = time.perf_counter()
+    index(conn, files, blanked)
+    provider = LocalProvider(runtime=args.runtime, window_tokens=args.window_tokens)
+    started, cpu = time.perf_counter(), time.process_time()
     stats = embed_pending(conn, args.data, provider)
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    print(f"corpus: {len(files)} files, {chunks} chunks, {stats.windows} windows embedded now"
-          f" ({stats.embedded} computed, {stats.cache_hits} cached) in"
-          f" {time.perf_counter() - started:.0f} s; {len(targets)} queries;"
+    windows = conn.execute("SELECT count(*) FROM chunk_windows").fetchone()[0]
+    print(f"corpus: {len(files)} files, {chunks} chunks, {windows} windows ({stats.embedded}"
+          f" computed now in {time.perf_counter() - started:.0f} s, CPU"
+          f" {time.process_time() - cpu:.0f} s); runtime {provider.runtime.name}, windows of"
+          f" {args.window_tokens} pieces; {len(targets)} doc/name queries, {len(deep)} deep;"
           f" BM25 weight {fusion.BM25_WEIGHT}, BM25 row budget {tokens.MAX_POSTINGS}")  # fmt: skip
     print(f"{'retriever':<10}{'query':<6}{'MRR@10':>8}{'R@10':>8}{'ms/q':>8}")
+    styles = (
+        ("doc", targets, lambda t: t.doc_query),
+        ("name", targets, lambda t: t.name_query),
+        ("deep", deep, lambda t: t.doc_query),
+    )
     for name, retrieve in retrievers(conn, args.data, provider).items():
-        for style, query_of in (("doc", lambda t: t.doc_query), ("name", lambda t: t.name_query)):
-            mrr, recall, ms = evaluate(targets, query_of, retrieve)
+        for style, chosen, query_of in styles:
+            mrr, recall, ms = evaluate(chosen, query_of, retrieve)
             print(f"{name:<10}{style:<6}{mrr:>8.3f}{recall:>8.3f}{ms:>8.1f}")
 
 

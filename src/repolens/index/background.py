@@ -56,6 +56,19 @@ class JobState:
         return asdict(self)
 
 
+def stored_profile(project: Project) -> dict[str, Any] | None:
+    """The profile the project's vectors were made with (``None`` before any)."""
+    from repolens.store.embeddings import effective_profile
+
+    if not project.db_path.exists():
+        return None
+    conn = connect(project.db_path, readonly=True)
+    try:
+        return effective_profile(conn)
+    finally:
+        conn.close()
+
+
 def make_embedder(
     project: Project,
     progress: Callable[[int, int], None] | None = None,
@@ -67,7 +80,9 @@ def make_embedder(
     from repolens.index.embedding import embed_pending
     from repolens.index.providers import provider_or_reason
 
-    provider, why = provider_or_reason(project.settings)
+    # a re-embed takes the best runtime here; otherwise the index's own stays
+    stored = None if reembed else stored_profile(project)
+    provider, why = provider_or_reason(project.settings, stored)
     if provider is None:
         return None, why
 

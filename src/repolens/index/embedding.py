@@ -1,11 +1,14 @@
 """The embedding job: give every chunk vectors, behind the searchable index.
 
 Search never waits for this (chunks without vectors are found by BM25). The job walks
-chunks that have no windows yet in id order, splits each into windows the model can
-read, takes vectors from the cache where the same text was embedded before (moved code,
-another branch, an undo), embeds the rest, and commits per batch, so it can stop at any
-moment and resume where it left off. At the end the memory-mapped matrix is rebuilt if
-SQLite moved on.
+chunks that have no windows yet, most useful first (``priority``: definitions in the
+project's own code before tests, generated and vendored files; public and documented
+symbols before the rest), splits each into windows the model can read, takes vectors
+from the cache where the same text was embedded before (moved code, another branch, an
+undo), embeds the rest, and commits per batch, so it can stop at any moment and resume
+where it left off. The memory-mapped matrix that search reads is brought up to date every
+``REFRESH_SECONDS`` and at the end, so a search during a long first run already ranks by
+meaning over what is embedded so far.
 """
 
 from __future__ import annotations
@@ -39,7 +42,40 @@ from repolens.store.vectors import (
     write_matrix,
 )
 
-__all__ = ["EmbedStats", "ProfilePendingError", "embed_pending", "embedded_share", "profile_status"]
+__all__ = [
+    "EmbedStats",
+    "ProfilePendingError",
+    "coverage_note",
+    "embed_pending",
+    "embedded_share",
+    "profile_status",
+]
+
+
+REFRESH_SECONDS = 15.0
+"""How often a running job publishes its vectors to search (a matrix rewrite reads only
+the rows added since the last one)."""
+
+OUTSIDE_DEFINITIONS = frozenset({"preamble", "module", "text", "section"})
+"""Chunk kinds that hold no definition: a module's imports and top-level code, a text
+file, a markdown section."""
+
+
+def priority(
+    role: str, kind: str, names: str, visibility: str | None, exported: int | None,
+    docstring: str | None,
+) -> int:  # fmt: skip
+    """Lower is embedded sooner: a chunk of tests, generated or vendored code (``role``)
+    after every chunk of the project's own code; text outside any definition after
+    definitions; private or unexported symbols after public ones (a chunk of merged
+    neighbours, which has no one symbol, is private when all its names are); undocumented
+    after documented (merged chunks count as undocumented). Ties go in id order."""
+    simple = [name.rsplit(".", 1)[-1] for name in names.split("\n") if name]
+    if visibility is not None:
+        private = visibility != "public" or not exported
+    else:
+        private = bool(simple) and all(name.startswith("_") for name in simple)
+    return 8 * bool(role) + 4 * (kind in OUTSIDE_DEFINITIONS) + 2 * private + (not docstring)
 
 
 MAX_HEADER_NAMES = 3
@@ -66,6 +102,7 @@ class EmbedStats:
     provider_calls: int = 0
     batches: int = 0
     remaining: int = 0
+    runtime: str = ""
     matrix_rows: int = 0
     matrix_rebuilt: bool = False
     cancelled: bool = False
@@ -99,35 +136,74 @@ def embed_pending(
     """
     started, stats = time.monotonic(), EmbedStats()
     profile = provider.profile
+    runtime = getattr(provider, "runtime", None)
+    stats.runtime = runtime.name if runtime is not None else profile.provider
     switch = _profile_switch(conn, provider, reset)
     done, total = embedded_share(conn, profile.key())
     done = 0 if switch else done
-    last_id = 0
+    size = max(1, batch_size)
+    # while switching, every chunk is redone: its windows are the old profile's
+    order = pending_chunks(conn, every=switch)
+    published = time.monotonic()
     try:
-        while not (should_stop and should_stop()):
-            # while switching, every chunk is redone: its windows are the old profile's
-            unembedded = "" if switch else _UNEMBEDDED
-            batch = conn.execute(
-                f"SELECT id, start_line, text, names, parts FROM chunks c WHERE id > ?"
-                f"{unembedded} ORDER BY id LIMIT ?",
-                (last_id, max(1, batch_size)),
-            ).fetchall()
-            if not batch:
+        for start in range(0, len(order), size):
+            if should_stop and should_stop():
                 break
-            last_id = batch[-1][0]
-            _embed_batch(conn, provider, batch, max(1, batch_size), stats, switch=switch)
+            batch = _chunk_rows(conn, order[start : start + size], every=switch)
+            if not batch:
+                continue
+            _embed_batch(conn, provider, batch, size, stats, switch=switch)
             if switch:
                 remove_matrices(data_dir)
                 switch = False
             done += len(batch)
             if progress:
                 progress(done, max(total, done))
+            if time.monotonic() - published > REFRESH_SECONDS:
+                _refresh_matrix(conn, data_dir, provider, stats)
+                published = time.monotonic()
         stats.cancelled = bool(should_stop and should_stop())
     finally:
         _refresh_matrix(conn, data_dir, provider, stats)
     stats.remaining = total - embedded_share(conn, profile.key())[0]
     stats.seconds = time.monotonic() - started
     return stats
+
+
+def coverage_note(done: int, total: int) -> str:
+    """What a search should say while embedding is under way ('' once it is complete)."""
+    if done >= total:
+        return ""
+    return (
+        f"semantic search covers {done:,} of {total:,} chunks so far"
+        f" ({100 * done / total if total else 0:.0f}%, most useful first); the rest are"
+        " found by keywords only until embedding completes"
+    )
+
+
+def pending_chunks(conn: Connection, *, every: bool = False) -> list[int]:
+    """Ids of the chunks without windows (``every``: all chunks), in the order they are
+    embedded (``priority``)."""
+    rows = conn.execute(
+        "SELECT c.id, c.role, c.kind, c.names, s.visibility, s.is_exported, s.docstring"
+        " FROM chunks c LEFT JOIN symbols s ON s.id = c.symbol_id"
+        f" WHERE 1{'' if every else _UNEMBEDDED} ORDER BY c.id"
+    ).fetchall()
+    rows.sort(key=lambda row: priority(*row[1:]))  # stable: ids stay in order within a tier
+    return [row[0] for row in rows]
+
+
+def _chunk_rows(conn: Connection, ids: list[int], *, every: bool = False) -> list[Any]:
+    """The rows of ``ids`` still present and (unless ``every``) still without windows, in
+    ``ids`` order (an update may have replaced some since the order was taken)."""
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT id, start_line, text, names, parts FROM chunks c WHERE id IN ({marks})"
+        f"{'' if every else _UNEMBEDDED}",
+        ids,
+    ).fetchall()
+    by_id = {row[0]: row for row in rows}
+    return [by_id[i] for i in ids if i in by_id]
 
 
 def _profile_switch(conn: Connection, provider: EmbeddingProvider, reset: bool) -> bool:

@@ -11,6 +11,7 @@ import platform
 import sqlite3
 
 from repolens import __version__
+from repolens.embed.runtimes import NUMPY, RUNTIMES, Runtime, why_unavailable
 from repolens.index.lock import writer_status
 from repolens.mcp.runtime import ProjectHandle
 from repolens.parse.registry import LINE_ONLY, grammar_status
@@ -88,7 +89,24 @@ def _embeddings(handle: ProjectHandle) -> Check:
     provider, why = handle.provider()
     if provider is None:
         return "warn", f"{why}; search runs on keywords only"
-    return "ok", f"embedding provider {provider.profile.key()}"
+    runtime = getattr(provider, "runtime", None)
+    if runtime is None:
+        return "ok", f"embedding provider {provider.profile.key()}"
+    return "ok", f"embedding provider {provider.profile.key()}; {runtime_line(runtime)}"
+
+
+def runtime_line(chosen: Runtime) -> str:
+    """The local model's runtime and what else this machine could run, GPU first, e.g.
+    ``runtime openvino-bf16 (auto); GPU: none (onnxruntime-cuda-fp32: no NVIDIA GPU...)``."""
+    gpus = [r for r in RUNTIMES if r.device != "cpu"]
+    usable = [r.name for r in gpus if not why_unavailable(r)]
+    gpu = ", ".join(usable) if usable else "none (" + "; ".join(
+        f"{r.name}: {why_unavailable(r)}" for r in gpus) + ")"  # fmt: skip
+    faster = "" if chosen != NUMPY else (
+        "; numpy is the slow reference: pip install 'repolens[fast]' for OpenVINO (bf16)"
+        " or 'repolens[onnx]' for onnxruntime (int8)"
+    )  # fmt: skip
+    return f"runtime {chosen.name}; GPU: {gpu}{faster}"
 
 
 def _writer(handle: ProjectHandle) -> Check:

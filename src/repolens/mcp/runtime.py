@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from repolens.index.background import BackgroundIndexer
-from repolens.index.embedding import embedded_share
+from repolens.index.background import BackgroundIndexer, stored_profile
+from repolens.index.embedding import coverage_note, embedded_share
 from repolens.index.lock import writer_status
 from repolens.index.providers import provider_or_reason
 from repolens.index.status import embedding_status
@@ -104,7 +104,10 @@ class ProjectHandle:
         ``None`` and why not."""
         with self._provider_lock:
             if self._provider is None and not self._provider_error:
-                self._provider, self._provider_error = provider_or_reason(self.project.settings)
+                stored = stored_profile(self.project)
+                self._provider, self._provider_error = provider_or_reason(
+                    self.project.settings, stored
+                )
             return self._provider, self._provider_error
 
     def embedding_status(self, conn: sqlite3.Connection) -> dict[str, Any]:
@@ -117,10 +120,10 @@ class ProjectHandle:
         provider, error = self.provider()
         if provider is None:
             return None, error
-        done, _total = embedded_share(conn, provider.profile.key())
+        done, total = embedded_share(conn, provider.profile.key())
         if not done:
             return None, "no embeddings yet: keyword (BM25) search only"
-        return provider, ""
+        return provider, coverage_note(done, total)
 
 
 class Runtime:
