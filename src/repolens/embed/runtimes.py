@@ -122,13 +122,16 @@ def why_unavailable(runtime: Runtime) -> str:
     extra = {"cuda": "gpu", "gpu": "openvino"}.get(runtime.device, runtime.engine)
     if not _installed(package) or not _installed("onnx"):
         return f"needs {package} and onnx (pip install 'repolens[{extra}]')"
+    # Device files first: importing an engine to ask it costs up to a second.
     if runtime.device == "cuda":
-        if "CUDAExecutionProvider" not in _onnxruntime_providers():
-            return "onnxruntime has no CUDA provider (install onnxruntime-gpu)"
         if not Path("/dev/nvidiactl").exists():
             return "no NVIDIA GPU is present"
+        if "CUDAExecutionProvider" not in _onnxruntime_providers():
+            return "onnxruntime has no CUDA provider (install onnxruntime-gpu)"
         return ""
     if runtime.device == "gpu":
+        if not any(Path("/dev/dri").glob("renderD*")):
+            return "no GPU is present"
         return "" if "GPU" in _openvino_devices() else "OpenVINO sees no GPU"
     if runtime.precision == "bf16" and not cpu_flags() & _BF16_FLAGS:
         return "the CPU lacks bfloat16 instructions (AVX512-BF16 or AMX)"
