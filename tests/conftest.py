@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,6 +17,15 @@ from repolens.project import open_project
 from repolens.store.db import connect
 
 IndexTree = Callable[[Path], sqlite3.Connection]
+
+
+def run_repolens(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``repolens ARGS`` as a user runs it: a process of its own in ``cwd``, this test
+    run's environment plus ``env``, no colours; never raises on a failing exit."""
+    return subprocess.run(
+        [sys.executable, "-m", "repolens", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=300, env={**os.environ, "NO_COLOR": "1", **env}, check=False,
+    )  # fmt: skip
 
 
 def open_indexed(root: Path) -> sqlite3.Connection:

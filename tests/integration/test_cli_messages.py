@@ -4,44 +4,35 @@ itself: real ``repolens`` processes in fresh folders."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import click
 
+from conftest import run_repolens
 from repolens.cli import cli
 
 PYAPP = Path(__file__).parents[1] / "fixtures" / "query" / "pyapp"
 
 
-def repolens(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "repolens", *args], cwd=cwd, capture_output=True, text=True,
-        timeout=120, env={**os.environ, "NO_COLOR": "1"}, check=False,
-    )  # fmt: skip
-
-
 def test_reading_commands_leave_no_data_dir_where_no_index_is(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
     for command in (["status"], ["search", "f"], ["callers", "f"], ["graph-stats"], ["stop"]):
-        done = repolens(tmp_path, *command)
+        done = run_repolens(tmp_path, *command)
         if command != ["stop"]:
             assert done.returncode == 1 and "run `repolens index` first" in done.stderr
         assert not (tmp_path / ".repolens").exists(), command
-    assert repolens(tmp_path, "index", "--no-embed").returncode == 0
+    assert run_repolens(tmp_path, "index", "--no-embed").returncode == 0
     assert (tmp_path / ".repolens" / "index.db").is_file()
 
 
 def test_a_misspelled_command_suggests_the_closest(tmp_path: Path) -> None:
-    done = repolens(tmp_path, "statu")
+    done = run_repolens(tmp_path, "statu")
     assert done.returncode == 2 and "No such command 'statu'. Did you mean 'status'?" in done.stderr
-    done = repolens(tmp_path, "grpah-stats")
+    done = run_repolens(tmp_path, "grpah-stats")
     assert "Did you mean 'graph-stats'?" in done.stderr
-    assert "Did you mean" not in repolens(tmp_path, "xyzzy").stderr
+    assert "Did you mean" not in run_repolens(tmp_path, "xyzzy").stderr
 
 
 def test_extra_extensions_naming_an_unknown_language_is_a_config_error(tmp_path: Path) -> None:
@@ -49,7 +40,7 @@ def test_extra_extensions_naming_an_unknown_language_is_a_config_error(tmp_path:
         '[extra_extensions]\n".foo" = "pythn"\n', encoding="utf-8"
     )
     (tmp_path / "a.foo").write_text("x = 1\n", encoding="utf-8")
-    done = repolens(tmp_path, "index", "--no-embed")
+    done = run_repolens(tmp_path, "index", "--no-embed")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     message = " ".join(done.stderr.split())
     assert "invalid extra_extensions = {'.foo': 'pythn'}" in message
@@ -60,15 +51,15 @@ def test_extra_extensions_naming_an_unknown_language_is_a_config_error(tmp_path:
 
 def test_the_index_summary_and_status_count_edges_alike(tmp_path: Path) -> None:
     shutil.copytree(PYAPP, tmp_path, dirs_exist_ok=True)
-    index = repolens(tmp_path, "index", "--no-embed", "--json")
+    index = run_repolens(tmp_path, "index", "--no-embed", "--json")
     resolved = json.loads(index.stdout)["index"]["edges"]
-    graph = json.loads(repolens(tmp_path, "status", "--json").stdout)["graph"]
+    graph = json.loads(run_repolens(tmp_path, "status", "--json").stdout)["graph"]
     assert resolved == graph["reference_edges"] and graph["edges"] > resolved
-    shown = repolens(tmp_path, "status").stdout
+    shown = run_repolens(tmp_path, "status").stdout
     contains = graph["edges"] - resolved
     assert f"({resolved} reference edges resolved, {contains} contains)" in shown
-    assert repolens(tmp_path, "remove", "--yes").returncode == 0
-    summary = repolens(tmp_path, "index", "--no-embed").stdout
+    assert run_repolens(tmp_path, "remove", "--yes").returncode == 0
+    summary = run_repolens(tmp_path, "index", "--no-embed").stdout
     assert f"{resolved} reference edges resolved" in summary
 
 

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -25,6 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from conftest import run_repolens
 from repolens.embed import (
     DimensionMismatchError,
     EmbeddingError,
@@ -395,14 +393,6 @@ def test_openai_server_down() -> None:
 PYAPP = Path(__file__).parents[1] / "fixtures" / "query" / "pyapp"
 
 
-def repolens(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "repolens", *args],
-        cwd=root, env={**os.environ, "NO_COLOR": "1", **env},
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-
-
 def test_a_provider_that_fails_pins_no_profile_and_reembed_switches(
     tmp_path: Path, server: FakeEmbeddingServer
 ) -> None:
@@ -413,26 +403,26 @@ def test_a_provider_that_fails_pins_no_profile_and_reembed_switches(
     shutil.copytree(PYAPP, root)
     down = {"REPOLENS_EMBED_PROVIDER": "ollama",
             "REPOLENS_EMBED_BASE_URL": f"http://127.0.0.1:{free_port()}"}  # fmt: skip
-    failed = repolens(root, "index", **down)
+    failed = run_repolens(root, "index", **down)
     assert failed.returncode == 1 and "cannot connect to Ollama" in failed.stderr
-    assert "Embeddings: 0/" in repolens(root, "status", **down).stdout
+    assert "Embeddings: 0/" in run_repolens(root, "status", **down).stdout
 
-    local = repolens(root, "index", "--json")
+    local = run_repolens(root, "index", "--json")
     assert local.returncode == 0, local.stdout + local.stderr
     first = json.loads(local.stdout)["embed"]
     assert first["embedded"] > 0 and first["remaining"] == 0
-    shown = repolens(root, "status").stdout  # the embedded share, in text too
+    shown = run_repolens(root, "status").stdout  # the embedded share, in text too
     assert f"Embeddings: {first['chunks']}/{first['chunks']} chunks (100%)" in shown
 
     up = {"REPOLENS_EMBED_PROVIDER": "ollama", "REPOLENS_EMBED_BASE_URL": server.url}
-    refused = repolens(root, "index", **up)
+    refused = run_repolens(root, "index", **up)
     assert refused.returncode == 1 and "`repolens index --reembed`" in refused.stderr
     assert not server.seen  # nothing embedded under the new profile before it is asked for
 
-    switched = repolens(root, "index", "--reembed", "--json", **up)
+    switched = run_repolens(root, "index", "--reembed", "--json", **up)
     assert switched.returncode == 0, switched.stdout + switched.stderr
     embed = json.loads(switched.stdout)["embed"]
     assert embed["chunks"] == first["chunks"] and embed["remaining"] == 0
     assert server.seen and all(seen.path == "/api/embed" for seen in server.seen)
-    again = repolens(root, "index", "--json", **up)  # now the index's own profile
+    again = run_repolens(root, "index", "--json", **up)  # now the index's own profile
     assert again.returncode == 0 and json.loads(again.stdout)["embed"]["chunks"] == 0

@@ -14,6 +14,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+from conftest import run_repolens
 from repolens.index.lock import read_writer, writer_status
 
 FILES = 1500  # several parse batches of 200: a Ctrl-C lands before the last one
@@ -28,13 +29,6 @@ def write_project(root: Path) -> None:
             for j in range(6)
         )
         path.write_text(body, encoding="utf-8")
-
-
-def repolens(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "repolens", *args], cwd=root, capture_output=True, text=True,
-        timeout=300, env={**os.environ, "NO_COLOR": "1"}, check=False,
-    )  # fmt: skip
 
 
 def test_ctrl_c_stops_after_the_batch_and_status_says_interrupted(tmp_path: Path) -> None:
@@ -67,10 +61,10 @@ def test_ctrl_c_stops_after_the_batch_and_status_says_interrupted(tmp_path: Path
     assert "stopped after" in err and "run `repolens update` to resume" in err
     assert writer_status(data_dir) is None
 
-    status = repolens(tmp_path, "status")
+    status = run_repolens(tmp_path, "status")
     assert status.returncode == 0, status.stderr
     assert "Interrupted: run `repolens update` to resume" in status.stdout
-    partial = json.loads(repolens(tmp_path, "status", "--json").stdout)
+    partial = json.loads(run_repolens(tmp_path, "status", "--json").stdout)
     assert partial["resume_needed"] is True and 0 < partial["files"]["indexed"] < FILES
 
     # answers from the partial index say so, in one line
@@ -78,19 +72,19 @@ def test_ctrl_c_stops_after_the_batch_and_status_says_interrupted(tmp_path: Path
         indexed = {path for (path,) in db.execute("SELECT path FROM files")}
     absent = next(i for i in range(FILES) if f"pkg{i % 30}/m{i}.py" not in indexed)
     present = next(i for i in range(FILES) if f"pkg{i % 30}/m{i}.py" in indexed)
-    missing = repolens(tmp_path, "callers", f"g{absent}_0")
+    missing = run_repolens(tmp_path, "callers", f"g{absent}_0")
     assert missing.returncode == 1 and f"no symbol named 'g{absent}_0'" in missing.stderr
     assert "the index is incomplete, so it may not be indexed yet" in missing.stderr
-    found = repolens(tmp_path, "callers", f"g{present}_0")  # parsed, perhaps not resolved
+    found = run_repolens(tmp_path, "callers", f"g{present}_0")  # parsed, perhaps not resolved
     assert found.returncode == 0, found.stderr
     assert "note: the index is incomplete (an interrupted run)" in found.stderr
-    searched = repolens(tmp_path, "search", f"g{present}_0")
+    searched = run_repolens(tmp_path, "search", f"g{present}_0")
     assert searched.returncode == 0 and "the index is incomplete" in searched.stderr
 
-    resumed = repolens(tmp_path, "update", "--no-embed")
+    resumed = run_repolens(tmp_path, "update", "--no-embed")
     assert resumed.returncode == 0, resumed.stderr
-    status = repolens(tmp_path, "status")
+    status = run_repolens(tmp_path, "status")
     assert "Interrupted" not in status.stdout and f"Files indexed: {FILES}" in status.stdout
-    found = repolens(tmp_path, "callers", f"g{absent}_0")
+    found = run_repolens(tmp_path, "callers", f"g{absent}_0")
     assert found.returncode == 0 and f"f{absent}_0" in found.stdout
     assert "incomplete" not in found.stderr
