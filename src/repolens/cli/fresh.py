@@ -216,16 +216,35 @@ def embed_summary(stats: dict[str, Any]) -> str:
 @PATH_ARGUMENT
 @click.option("--file", "files", multiple=True, help="Only these paths (repeatable).")
 @click.option("--no-embed", is_flag=True, help="Do not embed new chunks.")
+@click.option("--from-hook", is_flag=True,
+              help="Update the files an agent's edit hook names (its JSON on stdin, as Claude"
+              " Code's PostToolUse sends it); never fails the agent's edit.")  # fmt: skip
 @EXTRA_EXT_OPTION
 @json_option
 def update_command(
-    path: Path | None, files: tuple[str, ...], no_embed: bool, extra_ext: str, as_json: bool
-) -> None:
+    path: Path | None, files: tuple[str, ...], no_embed: bool, from_hook: bool, extra_ext: str,
+    as_json: bool,
+) -> None:  # fmt: skip
     """Update the index of PATH (default: the current project) with what changed since
     the last run: unchanged files are skipped, changed ones re-indexed, deleted ones
     removed, and references into them re-resolved. An interrupted index is resumed."""
     from repolens.index.pipeline import IndexCancelled, index_project, update_paths  # see index
 
+    if from_hook:
+        files = hook_files(sys.stdin.read())
+        project = load_project(path, as_json)
+        if not files or not project.db_path.is_file():
+            why = "no file in the hook's input" if not files else "the project is not indexed"
+            emit(
+                {"skipped": why},
+                as_json,
+                lambda: click.echo(f"repolens: nothing to update ({why})"),
+            )
+            return
+        if lock.current_writer(project.data_dir) is not None:  # a watcher or server has it
+            emit({"skipped": "another writer keeps the index fresh"}, as_json,
+                 lambda: click.echo("repolens: the running writer picks the edit up"))  # fmt: skip
+            return
     project = load_project(path, as_json, writes=True)
     extra = _extra_extensions(extra_ext, as_json)
     if files and extra:
@@ -253,6 +272,20 @@ def update_command(
             _stopped(f"{exc}; run `repolens update` to resume", pressed(), as_json, result)
     _stopped_embedding(result, pressed(), as_json)
     emit(result, as_json, lambda: _print_update(result, report))
+
+
+def hook_files(payload: str) -> tuple[str, ...]:
+    """The paths an edit tool wrote, from a hook's JSON (``tool_input.file_path``, or
+    ``notebook_path``); none when the input is not such a payload."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return ()
+    tool_input = data.get("tool_input") if isinstance(data, dict) else None
+    if not isinstance(tool_input, dict):
+        return ()
+    paths = [tool_input.get(key) for key in ("file_path", "notebook_path")]
+    return tuple(p for p in paths if isinstance(p, str) and p)
 
 
 def _print_update(result: dict[str, Any], report: Any) -> None:
