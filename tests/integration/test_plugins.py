@@ -36,16 +36,25 @@ CLAUDE_PLUGIN = {  # Claude Code plugins reference: .claude-plugin/plugin.json
         "name": {"type": "string", "pattern": KEBAB},
         "version": {"type": "string", "pattern": SEMVER},
         "description": {"type": "string"},
-        "author": {"type": "object", "required": ["name"],
-                   "properties": {"name": {"type": "string"}, "email": {"type": "string"},
-                                  "url": {"type": "string"}}},  # fmt: skip
+        "author": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string"},
+                "email": {"type": "string"},
+                "url": {"type": "string"},
+            },
+        },
         "homepage": {"type": "string"},
         "repository": {"type": "string"},
         "license": {"type": "string"},
         "keywords": {"type": "array", "items": {"type": "string"}},
-        "commands": {}, "agents": {}, "hooks": {}, "mcpServers": {},
+        "commands": {},
+        "agents": {},
+        "hooks": {},
+        "mcpServers": {},
     },
-}  # fmt: skip
+}
 HOOK_EVENTS = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Notification", "Stop",
                "SubagentStop", "SessionStart", "SessionEnd", "PreCompact"]  # fmt: skip
 CLAUDE_HOOKS = {
