@@ -29,6 +29,7 @@ from repolens.cli.common import (
     project_option,
 )
 from repolens.index.state import incomplete_note, needs_resume
+from repolens.present.graph import UNINDEXED_READS, VARIABLE_KINDS, caller_gaps
 from repolens.query.graph import (
     EdgeHit,
     SymbolLookupError,
@@ -177,6 +178,8 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
             "truncated": len(hits) > limit,
             "unresolved": unknown,
         }
+        if not callee:
+            data["gaps"] = caller_gaps(ref, len(hits), len(unknown))
         if entry:
             data["note"] = entry
 
@@ -209,6 +212,8 @@ def _print_unknown_callers(
     """Principle 3: "no callers" only when no unresolved reference could be one."""
     if not any_known and not maybe:
         say("  no callers found in the index" + (f"; {entry}" if entry else ""))
+    if ref.kind in VARIABLE_KINDS:
+        say(f"  not complete: {UNINDEXED_READS}", style="dim")
     if maybe:
         head = "callers unknown: " if not any_known else "also possible: "
         say(f"  {head}{len(maybe)} unresolved reference(s) named '{ref.name}' may reach it:")

@@ -34,6 +34,7 @@ from repolens.present.explore import render_exploration
 from repolens.present.format import Answer, add_code, plural
 from repolens.present.graph import (
     add_lines,
+    caller_gaps,
     render_edges,
     render_impact,
     render_possible_callers,
@@ -158,10 +159,9 @@ class GraphTools(ToolGroup):
         render_edges(out, hits[:limit], what="callers", hint="raise limit", more=len(hits) > limit)
         render_possible_callers(out, maybe, sym.name)
         if not hits and not maybe:
-            out.add(
-                "No unresolved reference carries its name either; it may still be used"
-                " dynamically (getattr, registries) or from outside the project."
-            )
+            out.add("No unresolved reference carries its name either.")
+        for gap in caller_gaps(sym, len(hits), len(maybe)):
+            out.leave_out(gap, f"`search` for '{sym.name}' finds text uses")
         return finish(out, handle)
 
     @tool("callees", "What a symbol uses")

@@ -24,6 +24,11 @@ from repolens.query.graph import (
 
 FOREIGN = ("builtin", "external")
 CALL_KINDS = ("calls", "instantiates")
+VARIABLE_KINDS = ("variable", "constant")
+UNINDEXED_READS = (
+    "reads of a variable inside other expressions (operators, conditions, f-strings)"
+    " are not indexed"
+)
 
 
 def add_lines(out: Answer, lines: Sequence[str], what: str, hint: str) -> bool:
@@ -61,6 +66,20 @@ def render_possible_callers(out: Answer, refs: Sequence[Mapping[str, object]], n
     )
     lines = [f"- {_ref_text(r)}" + (f" in {r['source']}" if r.get("source") else "") for r in refs]
     add_lines(out, lines, "possible callers", "raise budget")
+
+
+def caller_gaps(sym: SymbolRef, known: int, maybe: int) -> list[str]:
+    """Why a callers answer may not hold every use, so it never ends "complete" when
+    that is not known: unresolved references carrying the name, reads the index does not
+    record (a variable's), and for a symbol with no known use at all, dynamic ones."""
+    gaps = []
+    if maybe:
+        gaps.append(f"{plural(maybe, 'unresolved reference')} named '{sym.name}' may reach it")
+    if sym.kind in VARIABLE_KINDS:
+        gaps.append(UNINDEXED_READS)
+    if not known and not maybe:
+        gaps.append("uses by dynamic means (getattr, registries) or from outside the project")
+    return gaps
 
 
 def render_unresolved(out: Answer, refs: Sequence[Mapping[str, object]]) -> None:

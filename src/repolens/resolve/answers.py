@@ -30,6 +30,9 @@ class Hit:
 class Outcome:
     hits: tuple[Hit, ...] = ()
     reason: str = ""  # why there are no hits
+    # edges the reference makes besides its answer (the module-level variable its
+    # receiver starts with): written, but they do not make the reference resolved
+    uses: tuple[Hit, ...] = ()
 
 
 @functools.cache

@@ -63,7 +63,7 @@ def resolve_file(ctx: Context, file: FileRow, refs: list[RefTuple]) -> FileResul
         outcome = outcomes.get((file_id, source_id, kind, name, receiver))
         if outcome is None:
             outcome = _outcome(ctx, ref_row(row))
-        for hit in outcome.hits:
+        for hit in (*outcome.hits, *outcome.uses) if outcome.uses else outcome.hits:
             target, edge_kind = hit.target.id, hit.kind
             key = (source_id, target, edge_kind, line, col)
             if key not in seen:

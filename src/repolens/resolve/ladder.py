@@ -25,8 +25,10 @@ from repolens.resolve.project import (
     RefRow,
     Sym,
 )
+from repolens.resolve.syntax import parse_receiver
 
 ALIAS_KINDS = frozenset({"variable", "constant"})  # `StyleType = Union[str, Style]`
+VARIABLE_KINDS = ALIAS_KINDS  # module-level names whose uses as a receiver are references
 GUESSABLE = frozenset({"unknown", "dynamic"})  # receivers whose type nothing states
 TYPE_REFS = frozenset({"type_of", "returns", "extends", "implements"})
 NAMED_TYPES = TYPE_REFS | {"instantiates"}  # references that name a type
@@ -194,6 +196,8 @@ def resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
         return known
     choices, cuts = ctx.line_choices, ctx.cycles.cuts
     outcome = _resolve_ref(ctx, ref)
+    if ref.receiver is not None:
+        outcome = _with_receiver_use(ctx, ref, outcome)
     if ctx.line_choices == choices and ctx.cycles.cuts == cuts:
         ctx.outcomes[key] = outcome
     return outcome
@@ -223,6 +227,29 @@ def _resolve_ref(ctx: Context, ref: RefRow) -> Outcome:
         ):
             value = namematch.match(ctx, ref, spec, method=True)
     return finish(ctx, ref, value)
+
+
+def _with_receiver_use(ctx: Context, ref: RefRow, outcome: Outcome) -> Outcome:
+    """The outcome, plus a ``references`` edge to the module-level variable or constant
+    the receiver starts with: ``request_started.send(self)`` uses ``request_started``
+    whatever ``send`` turns out to be, and "who uses ``request_started``" must say so."""
+    segments = parse_receiver(ref.receiver or "")
+    if not segments or segments[0].literal or segments[0].ops[:1] == "c":
+        return outcome  # a call's result is the call's own reference
+    spec = ctx.spec_of.get(ref.file_id)
+    name = segments[0].name
+    if spec is None or name in spec.self_names or name in spec.class_self_names:
+        return outcome
+    scope_id, _ = definition_scope(ctx, ref)
+    found = scope.lookup_name(ctx, ctx.file(ref.file_id), scope_id, name, ref.line)
+    sym = found.sym
+    if found.kind != "symbol" or sym is None or sym.kind not in VARIABLE_KINDS:
+        return outcome
+    parent = ctx.project.syms.get(sym.parent_id) if sym.parent_id is not None else None
+    if parent is not None and parent.kind != "file":
+        return outcome  # a class's field or a function's local: not a module-level name
+    used = Hit(sym, "references", round(found.confidence, 3), found.provenance)
+    return Outcome(outcome.hits, outcome.reason, (*outcome.uses, used))
 
 
 def _stood_for(ctx: Context, ref: RefRow, value: Value, target: Value) -> Outcome:

@@ -62,6 +62,10 @@ QUERY = r"""
 (call arguments: (argument_list [(identifier) (attribute)] @ref))
 (keyword_argument value: [(identifier) (attribute)] @ref)
 (pair value: [(identifier) (attribute)] @ref)
+; a module-level name read: indexed, returned, assigned (an attribute chain by its head)
+([(subscript value: [(identifier) @ref (attribute object: (identifier) @ref)])
+  (return_statement [(identifier) @ref (attribute object: (identifier) @ref)])
+  (assignment right: [(identifier) @ref (attribute object: (identifier) @ref)])])
 
 (assignment left: [(identifier) (attribute)] @name type: (type) @bind.type) @bind
 (assignment !type left: (identifier) @name
