@@ -38,6 +38,7 @@ from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import spec_for
 from repolens.resolve.parallel import resolve_files
 from repolens.resolve.project import FileRow, Project, ref_counts, ref_tuples
+from repolens.resolve.synthesis import synthesize
 from repolens.resolve.tables import forget, keep_written, load_project
 from repolens.resolve.writeback import clear_edges, write_modules, write_results
 from repolens.store.db import shared_file, transaction
@@ -65,6 +66,7 @@ class ResolveStats:
     edges: int
     unresolved: dict[str, Counter[str]] = field(default_factory=dict)
     routes: int = 0  # framework routes of the whole project, rebuilt by every run
+    synthesized: int = 0  # dynamic-dispatch edges (``synthesis``), made anew each run
 
 
 def build_context(project: Project, root: Path) -> Context:
@@ -137,6 +139,7 @@ def _resolve(
         forget(conn, done)  # their import targets and answers were rewritten
         write_modules(conn, ctx)
         stats.routes = write_routes(conn, ctx)
+        stats.synthesized = synthesize(conn)
     return stats
 
 

@@ -110,3 +110,17 @@ def parameter_names(signature: str, *, name_last: bool = False) -> frozenset[str
             if not results or " " in param.strip():
                 found.update(_names(param, name_last))
     return frozenset(found)
+
+
+
+def positional_parameters(signature: str, *, name_last: bool = False) -> list[str | None]:
+    """The name each parameter of a function binds, in order (None for a pattern binding
+    several names): the n-th argument of a call binds the n-th of them."""
+    groups = _groups(signature) if "(" in signature else []
+    if not groups or groups[0][1] or not groups[0][0].strip():
+        return []
+    found: list[str | None] = []
+    for param in _split(groups[0][0], ","):
+        names = _names(param, name_last)
+        found.append(names[0] if len(names) == 1 else None)
+    return found

@@ -1,10 +1,62 @@
 """Dynamic-dispatch synthesis: calls that go through a value, a name or a type.
 
-A callback stored and invoked later, an event emitted by name, a handler looked up in a
-table, a method called on an interface: the code that runs is decided at run time, and no
-reference names it. Each channel family is one module (``synthesis/<channel>.py``) that
-pairs a wiring site with a dispatch site, both resolved to project symbols, and emits
-``calls`` edges with provenance ``synthesized`` whose metadata names the channel and where
-the wiring is. A channel that cannot pair confidently emits nothing: a wrong edge costs an
-agent more than a missing one.
+A callback passed and invoked later, a signal sent to its receivers, a method called on
+an interface: the code that runs is decided at run time, and no reference names it. Each
+channel family is one module that pairs a wiring site with a dispatch site, both already
+resolved to project symbols, and gives ``calls`` edges with provenance ``synthesized``
+whose metadata names the channel, what the call went through and where it was wired
+(``{"channel": "signal", "via": "request_started", "site": "app.py:31"}``). A channel
+that cannot pair confidently gives nothing: a wrong edge costs an agent more than a
+missing one.
+
+Synthesis reads the edges resolution just wrote, so it runs after every resolution, full
+or incremental, over the whole project: its edges are dropped and made again from the
+stored graph alone, which keeps an incremental index equal to a full one.
 """
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from repolens.resolve.edges import EdgeRow
+from repolens.resolve.synthesis import callbacks, interfaces, signals
+from repolens.resolve.synthesis.common import PROVENANCE
+
+CHANNELS: tuple[Callable[[sqlite3.Connection], list[EdgeRow]], ...] = (
+    interfaces.edges,
+    callbacks.edges,
+    signals.edges,
+)
+
+
+def synthesize(conn: sqlite3.Connection) -> int:
+    """Replace every synthesized edge with what the channels pair now; the count made."""
+    conn.execute("DELETE FROM edges WHERE provenance = ?", (PROVENANCE,))
+    made: dict[tuple[int, int, int], EdgeRow] = {}
+    for channel in CHANNELS:
+        for edge in channel(conn):
+            made.setdefault((edge[0], edge[1], edge[4]), edge)  # first channel wins a site
+    known = _existing_calls(conn, {key[0] for key in made})
+    rows = [edge for key, edge in made.items() if (key[0], key[1]) not in known]
+    conn.executemany(
+        "INSERT INTO edges(source_id, target_id, kind, file_id, line, col, confidence,"
+        " provenance, metadata) VALUES (?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    return len(rows)
+
+
+def _existing_calls(conn: sqlite3.Connection, sources: set[int]) -> set[tuple[int, int]]:
+    """Pairs a resolved call already connects: a synthesized edge would only repeat it."""
+    found: set[tuple[int, int]] = set()
+    ordered = sorted(sources)
+    for start in range(0, len(ordered), 500):
+        chunk = ordered[start : start + 500]
+        rows = conn.execute(
+            "SELECT source_id, target_id FROM edges WHERE kind = 'calls' AND provenance != ?"
+            f" AND source_id IN ({','.join('?' * len(chunk))})",
+            [PROVENANCE, *chunk],
+        )
+        found.update((int(s), int(t)) for s, t in rows)
+    return found
