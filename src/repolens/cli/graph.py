@@ -30,6 +30,7 @@ from repolens.cli.common import (
 )
 from repolens.index.state import incomplete_note, needs_resume
 from repolens.present.graph import UNINDEXED_READS, VARIABLE_KINDS, caller_gaps
+from repolens.present.symbols import wiring
 from repolens.query.graph import (
     EdgeHit,
     SymbolLookupError,
@@ -142,11 +143,14 @@ def _hit_json(hit: EdgeHit, *, callee: bool) -> dict[str, Any]:
     else:
         data["line"] = hit.line
     data.update(edge_kind=hit.edge_kind, confidence=hit.confidence, provenance=hit.provenance)
+    if hit.metadata:
+        data["via"] = wiring(hit).strip()
     return data
 
 
 def _sure(hit: EdgeHit) -> str:
-    return "" if hit.confidence >= 0.9 else f"  [~{hit.confidence:.2f} {hit.provenance}]"
+    sure = "" if hit.confidence >= 0.9 else f"  [~{hit.confidence:.2f} {hit.provenance}]"
+    return sure + wiring(hit)
 
 
 def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:

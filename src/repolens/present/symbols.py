@@ -4,12 +4,20 @@ uncertain edges marked with their provenance and confidence."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from repolens.present.format import cite
 from repolens.query.graph import EdgeHit, SymbolRef
 
 CERTAIN_PROVENANCE = frozenset({"parsed", "resolved-import", "resolved-type", "framework"})
+# how each dynamic-dispatch channel's wiring site reads ("via `fn`, passed at app.py:31")
+WIRED_AT = {
+    "interface": "implemented at",
+    "virtual": "overridden at",
+    "callback": "passed at",
+    "signal": "connected at",
+}
 
 
 def label(sym: SymbolRef) -> str:
@@ -29,11 +37,26 @@ def certainty(hit: EdgeHit) -> str:
     return f" [{hit.provenance} {hit.confidence:.2f}]"
 
 
+def wiring(hit: EdgeHit) -> str:
+    """For a synthesized edge, what the call went through and where that was wired
+    (`` via `on_update` (signal), connected at app.py:31``); "" for any other edge."""
+    try:
+        meta = json.loads(hit.metadata) if hit.metadata else None
+    except ValueError:
+        return ""
+    if not isinstance(meta, dict) or "channel" not in meta:
+        return ""
+    channel = str(meta["channel"])
+    where = WIRED_AT.get(channel, "wired at")
+    return f" via `{meta.get('via', '')}` ({channel}), {where} {meta.get('site', '')}"
+
+
 def edge_line(hit: EdgeHit, *, site_label: str = "at") -> str:
-    """One caller/callee line: the other symbol, where the relationship is written, and
-    how sure the resolver is."""
+    """One caller/callee line: the other symbol, where the relationship is written, how
+    sure the resolver is, and for a dynamic-dispatch edge how it was wired."""
     kind = "" if hit.edge_kind == "calls" else f" {hit.edge_kind}"
-    return f"{label(hit.symbol)}{kind} {site_label} {cite(hit.file, hit.line)}{certainty(hit)}"
+    where = cite(hit.file, hit.line)
+    return f"{label(hit.symbol)}{kind} {site_label} {where}{certainty(hit)}{wiring(hit)}"
 
 
 def chain(start: SymbolRef, hops: Sequence[EdgeHit]) -> str:
@@ -46,7 +69,8 @@ def chain(start: SymbolRef, hops: Sequence[EdgeHit]) -> str:
         if hop.edge_kind == "dispatch":
             parts.append(f"{hop.symbol.qualified_name} [dynamic dispatch: it overrides the above]")
             continue
-        parts.append(f"{hop.symbol.qualified_name} @ {cite(hop.file, hop.line)}{certainty(hop)}")
+        where = cite(hop.file, hop.line)
+        parts.append(f"{hop.symbol.qualified_name} @ {where}{certainty(hop)}{wiring(hop)}")
     return " → ".join(parts)
 
 

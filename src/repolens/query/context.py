@@ -350,7 +350,9 @@ def _neighbour(
 
 def _as_target(target: SymbolRef, hit: EdgeHit) -> EdgeHit:
     """A caller hit turned around: the same call site, seen as a hop into ``target``."""
-    return EdgeHit(target, hit.edge_kind, hit.line, hit.confidence, hit.provenance, hit.file)
+    return EdgeHit(
+        target, hit.edge_kind, hit.line, hit.confidence, hit.provenance, hit.file, hit.metadata
+    )
 
 
 def _best(cands: Iterable[_Candidate], count: int) -> list[_Candidate]:

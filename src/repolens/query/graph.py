@@ -93,6 +93,8 @@ class EdgeHit:
     confidence: float
     provenance: str
     file: str
+    # how a synthesized edge was wired (``{"channel", "via", "site"}`` as JSON), else ""
+    metadata: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,7 @@ class _Edge:
     confidence: float
     provenance: str
     file: str
+    metadata: str = ""
 
 
 def _edges(
@@ -118,14 +121,14 @@ def _edges(
         chunk = list(ids[start : start + _CHUNK])
         rows = conn.execute(
             "SELECT e.source_id, e.target_id, e.kind, e.line, e.confidence, e.provenance,"
-            " f.path FROM edges e JOIN files f ON f.id = e.file_id"
+            " f.path, e.metadata FROM edges e JOIN files f ON f.id = e.file_id"
             f" WHERE e.{column} IN ({','.join('?' * len(chunk))}) AND e.kind IN ({kind_marks})"
             " ORDER BY f.path, e.line, e.source_id, e.target_id",
             [*chunk, *kinds],
         )
         for row in rows:
             edge = _Edge(int(row[0]), int(row[1]), str(row[2]), int(row[3]), float(row[4]),
-                         str(row[5]), str(row[6]))  # fmt: skip
+                         str(row[5]), str(row[6]), str(row[7]))  # fmt: skip
             key = (edge.source, edge.target, edge.kind, edge.line)
             if key not in seen:
                 seen.add(key)
@@ -161,7 +164,7 @@ def _hits(conn: sqlite3.Connection, edges: list[_Edge], other_end: str) -> list[
     ends = [getattr(e, other_end) for e in edges]
     refs = symbols_by_ids(conn, ends)
     return [
-        EdgeHit(refs[end], e.kind, e.line, e.confidence, e.provenance, e.file)
+        EdgeHit(refs[end], e.kind, e.line, e.confidence, e.provenance, e.file, e.metadata)
         for e, end in zip(edges, ends, strict=True)
         if end in refs
     ]

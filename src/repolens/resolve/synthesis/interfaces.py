@@ -99,14 +99,15 @@ def _go_satisfied(conn: sqlite3.Connection) -> dict[int, set[int]]:
 
 def _abstract(conn: sqlite3.Connection, bases: list[int]) -> set[int]:
     """The base methods declared by an interface, trait or protocol, or abstract
-    (Python's ``@abstractmethod``, Java's and C#'s ``abstract``)."""
+    (Python's ``@abstractmethod``, Java's and C#'s ``abstract``, C++'s ``= 0``)."""
     found: set[int] = set()
     for chunk in chunks(bases):
         rows = conn.execute(
             "SELECT m.id FROM symbols m JOIN symbols o ON o.id = m.parent_id"
             f" WHERE m.id IN ({','.join('?' * len(chunk))})"
             f" AND (o.kind IN ({','.join('?' * len(ABSTRACT_KINDS))})"
-            " OR m.decorators LIKE '%abstractmethod%' OR m.signature LIKE '%abstract %')",
+            " OR m.decorators LIKE '%abstractmethod%' OR m.signature LIKE '%abstract %'"
+            " OR m.signature LIKE '%= 0')",  # C++'s pure virtual
             [*chunk, *ABSTRACT_KINDS],
         )
         found.update(int(r[0]) for r in rows)
