@@ -45,6 +45,7 @@ MUST_HAVE = {
     # signals through one module-level object: decorator and connect(f) wiring
     ("checkout", "update_stock", "signal"),
     ("cancel", "refund", "signal"),
+    ("cancel", "audit", "signal"),  # Django's @receiver(signal)
 }
 MUST_NOT_HAVE = {
     ("Lookup", "ReadOnly.Get"),  # ReadOnly lacks Put: not a Store
@@ -52,6 +53,7 @@ MUST_NOT_HAVE = {
     ("checkout", "refund"),  # refund is connected to order_cancelled, not order_placed
     ("cancel", "update_stock"),
     ("checkout", "send_receipt"),  # never connected
+    ("checkout", "audit"),
 }
 
 
@@ -86,7 +88,7 @@ def test_each_edge_names_its_channel_and_wiring_site(synthesis: sqlite3.Connecti
     found = _synthesized(synthesis)
     signal = found[("checkout", "update_stock")]
     assert signal["via"] == "order_placed"
-    assert signal["site"] == "py/shop/handlers.py:8"  # the @order_placed.connect line
+    assert signal["site"] == "py/shop/handlers.py:10"  # the @order_placed.connect line
     assert (signal["path"], signal["line"]) == ("py/shop/core.py", 51)  # the send
     callback = found[("retry", "load_cart")]
     assert callback["via"] == "fn"

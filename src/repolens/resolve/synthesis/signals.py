@@ -22,22 +22,22 @@ MAX_RECEIVERS = 16
 CONNECTORS = ("connect",)  # `signal.connect(f)`, `@signal.connect`
 DECORATORS = ("receiver",)  # Django's `@receiver(signal)`
 SENDERS = ("send", "send_robust", "send_async", "emit")
-CALLABLE = "('function', 'method')"
+CALLABLE = ("function", "method")
+VARIABLES = ("variable", "constant")
 
-# a call or decorator named `name` at a site, and the module-level variable referenced
-# from the same site: the receiver (`signal.connect`) or the first argument (`receiver(s)`)
+# calls and decorators that may wire or send a signal
 _SITES = f"""
-SELECT r.kind, r.name, r.source_id, r.file_id, r.line, r.col, v.target_id, s.kind
-FROM refs r
-JOIN edges v ON v.source_id = r.source_id AND v.file_id = r.file_id AND v.line = r.line
-  AND v.kind = 'references'
-  AND v.col = (CASE WHEN r.receiver IS NULL THEN r.col + length(r.name) + 1 ELSE r.col END)
-JOIN symbols t ON t.id = v.target_id AND t.kind IN ('variable', 'constant')
-LEFT JOIN symbols s ON s.id = r.source_id
-WHERE r.kind IN ('calls', 'decorates')
-  AND ((r.receiver IS NOT NULL AND r.name IN ({",".join("?" * (len(CONNECTORS) + len(SENDERS)))}))
-    OR (r.receiver IS NULL AND r.name IN ({",".join("?" * len(DECORATORS))})))
+SELECT r.kind, r.name, r.receiver IS NULL, r.source_id, r.file_id, r.line, r.col, s.kind
+FROM refs r LEFT JOIN symbols s ON s.id = r.source_id
+WHERE r.kind IN ('calls', 'decorates') AND r.source_id IS NOT NULL
+  AND r.name IN ({",".join("?" * (len(CONNECTORS) + len(SENDERS) + len(DECORATORS)))})
 ORDER BY r.file_id, r.line, r.col
+"""
+# what each site references: module-level variables (the signal) and functions (a receiver)
+_USES = """
+SELECT e.source_id, e.file_id, e.line, e.col, e.target_id, t.kind
+FROM edges e JOIN symbols t ON t.id = e.target_id
+WHERE e.kind = 'references' AND t.kind IN ('variable', 'constant', 'function', 'method')
 """
 
 
@@ -45,19 +45,34 @@ def edges(conn: sqlite3.Connection) -> list[EdgeRow]:
     skipped = skipped_files(conn)
     receivers: defaultdict[int, dict[int, tuple[int, int]]] = defaultdict(dict)
     sends: list[tuple[int, int, int, int, int]] = []  # signal, sender, file, line, col
-    rows = conn.execute(_SITES, (*CONNECTORS, *SENDERS, *DECORATORS)).fetchall()
-    for kind, name, source, file_id, line, col, signal, source_kind in rows:
-        if file_id in skipped or source is None:
+    uses: dict[tuple[int, int, int, int], list[tuple[int, str]]] = defaultdict(list)
+    for source, file_id, line, col, target, kind in conn.execute(_USES):
+        uses[(int(source), int(file_id), int(line), int(col))].append((int(target), str(kind)))
+    sites = conn.execute(_SITES, (*CONNECTORS, *SENDERS, *DECORATORS)).fetchall()
+    decorated = {  # `@receiver(signal)` over `def audit`: the call's line -> audit
+        (file_id, line, name): source
+        for kind, name, bare, source, file_id, line, _, source_kind in sites
+        if kind == "decorates" and bare and source_kind in CALLABLE
+    }
+    for kind, name, bare, source, file_id, line, col, source_kind in sites:
+        if file_id in skipped or bool(bare) != (name in DECORATORS):
+            continue
+        args = (source, file_id, line, col + len(name) + 1)  # its first argument
+        # `signal.connect(...)`: the receiver at the call; `receiver(signal)`: the argument
+        signal = _one(uses.get(args if bare else (source, file_id, line, col), []), VARIABLES)
+        if signal is None:
             continue
         if name in SENDERS and kind == "calls":
-            sends.append((int(signal), int(source), int(file_id), int(line), int(col)))
-            continue
-        if kind == "decorates" and source_kind in ("function", "method"):
-            receivers[int(signal)].setdefault(int(source), (int(file_id), int(line)))
+            sends.append((signal, int(source), int(file_id), int(line), int(col)))
+        elif kind == "decorates" and source_kind in CALLABLE:  # `@signal.connect`
+            receivers[signal].setdefault(int(source), (int(file_id), int(line)))
+        elif kind == "calls" and (file_id, line, name) in decorated:  # `@receiver(signal)`
+            target = int(decorated[(file_id, line, name)])
+            receivers[signal].setdefault(target, (int(file_id), int(line)))
         elif kind == "calls" and name in CONNECTORS:
-            target = _first_argument(conn, int(source), int(file_id), int(line), int(col), name)
+            target = _one(uses.get(args, []), CALLABLE)
             if target is not None:
-                receivers[int(signal)].setdefault(target, (int(file_id), int(line)))
+                receivers[signal].setdefault(target, (int(file_id), int(line)))
     names = _names(conn, set(receivers))
     paths = file_paths(conn, {f for found in receivers.values() for f, _ in found.values()})
     made: list[EdgeRow] = []
@@ -74,17 +89,10 @@ def edges(conn: sqlite3.Connection) -> list[EdgeRow]:
     return made
 
 
-def _first_argument(
-    conn: sqlite3.Connection, source: int, file_id: int, line: int, col: int, name: str
-) -> int | None:
-    """The project function passed first to ``signal.connect(...)`` at this site."""
-    rows = conn.execute(
-        "SELECT e.target_id FROM edges e JOIN symbols t ON t.id = e.target_id"
-        " WHERE e.source_id = ? AND e.file_id = ? AND e.line = ? AND e.col = ?"
-        f" AND e.kind = 'references' AND t.kind IN {CALLABLE}",
-        (source, file_id, line, col + len(name) + 1),
-    ).fetchall()
-    return int(rows[0][0]) if len(rows) == 1 else None
+def _one(uses: list[tuple[int, str]], kinds: tuple[str, ...]) -> int | None:
+    """The one symbol of ``kinds`` a site references, if exactly one."""
+    found = [target for target, kind in uses if kind in kinds]
+    return found[0] if len(found) == 1 else None
 
 
 def _names(conn: sqlite3.Connection, ids: set[int]) -> dict[int, str]:
