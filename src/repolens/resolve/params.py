@@ -112,7 +112,6 @@ def parameter_names(signature: str, *, name_last: bool = False) -> frozenset[str
     return frozenset(found)
 
 
-
 def positional_parameters(signature: str, *, name_last: bool = False) -> list[str | None]:
     """The name each parameter of a function binds, in order (None for a pattern binding
     several names): the n-th argument of a call binds the n-th of them."""
