@@ -46,13 +46,14 @@ MUST_HAVE = {
     ("checkout", "update_stock", "signal"),
     ("cancel", "refund", "signal"),
     ("cancel", "audit", "signal"),  # Django's @receiver(signal)
+    ("checkout", "send_receipt", "signal"),  # shop.signals.order_placed.connect(...)
 }
 MUST_NOT_HAVE = {
     ("Lookup", "ReadOnly.Get"),  # ReadOnly lacks Put: not a Store
     ("apply", "fetch_rates"),  # passed first, but apply calls its second parameter
     ("checkout", "refund"),  # refund is connected to order_cancelled, not order_placed
     ("cancel", "update_stock"),
-    ("checkout", "send_receipt"),  # never connected
+    ("cancel", "send_receipt"),
     ("checkout", "audit"),
 }
 
@@ -88,7 +89,7 @@ def test_each_edge_names_its_channel_and_wiring_site(synthesis: sqlite3.Connecti
     found = _synthesized(synthesis)
     signal = found[("checkout", "update_stock")]
     assert signal["via"] == "order_placed"
-    assert signal["site"] == "py/shop/handlers.py:10"  # the @order_placed.connect line
+    assert signal["site"] == "py/shop/handlers.py:11"  # the @order_placed.connect line
     assert (signal["path"], signal["line"]) == ("py/shop/core.py", 51)  # the send
     callback = found[("retry", "load_cart")]
     assert callback["via"] == "fn"
@@ -140,7 +141,7 @@ def test_incremental_equals_full_after_editing_wiring_sites(
     index_tree(root).close()
     _edit(root, "py/shop/handlers.py", "    order_cancelled.connect(refund)", "    return None")
     _edit(
-        root, "py/shop/handlers.py", "def send_receipt", "@order_placed.connect\ndef send_receipt"
+        root, "py/shop/handlers.py", "shop.signals.order_placed.connect", "order_cancelled.connect"
     )
     _edit(
         root,
@@ -157,7 +158,8 @@ def test_incremental_equals_full_after_editing_wiring_sites(
         edges = _synthesized(incremental)
         assert edges == _synthesized(full)
         assert ("cancel", "refund") not in edges  # its connect was removed
-        assert ("checkout", "send_receipt") in edges  # newly connected by decorator
+        assert ("checkout", "send_receipt") not in edges  # moved to the other signal
+        assert ("cancel", "send_receipt") in edges
         assert ("Lookup", "ReadOnly.Get") in edges  # ReadOnly now has Put too
         assert ("retry", "load_cart") not in edges  # no longer passed
     finally:

@@ -139,7 +139,7 @@ def _resolve(
         forget(conn, done)  # their import targets and answers were rewritten
         write_modules(conn, ctx)
         stats.routes = write_routes(conn, ctx)
-        stats.synthesized = synthesize(conn)
+        stats.synthesized = synthesize(conn, project)
     return stats
 
 

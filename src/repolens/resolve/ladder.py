@@ -242,6 +242,10 @@ def _with_receiver_use(ctx: Context, ref: RefRow, outcome: Outcome) -> Outcome:
         return outcome
     scope_id, _ = definition_scope(ctx, ref)
     found = scope.lookup_name(ctx, ctx.file(ref.file_id), scope_id, name, ref.line)
+    for segment in segments[1:]:  # `flask.request_started.send`: a module's variable
+        if found.kind != "module" or segment.ops[:1] == "c":
+            break
+        found = receivers.attribute(ctx, found, segment.name)
     sym = found.sym
     if found.kind != "symbol" or sym is None or sym.kind not in VARIABLE_KINDS:
         return outcome

@@ -20,22 +20,23 @@ import sqlite3
 from collections.abc import Callable
 
 from repolens.resolve.edges import EdgeRow
+from repolens.resolve.project import Project
 from repolens.resolve.synthesis import callbacks, interfaces, signals
 from repolens.resolve.synthesis.common import PROVENANCE
 
-CHANNELS: tuple[Callable[[sqlite3.Connection], list[EdgeRow]], ...] = (
+CHANNELS: tuple[Callable[[sqlite3.Connection, Project], list[EdgeRow]], ...] = (
     interfaces.edges,
     callbacks.edges,
     signals.edges,
 )
 
 
-def synthesize(conn: sqlite3.Connection) -> int:
+def synthesize(conn: sqlite3.Connection, project: Project) -> int:
     """Replace every synthesized edge with what the channels pair now; the count made."""
     conn.execute("DELETE FROM edges WHERE provenance = ?", (PROVENANCE,))
     made: dict[tuple[int, int, int], EdgeRow] = {}
     for channel in CHANNELS:
-        for edge in channel(conn):
+        for edge in channel(conn, project):
             made.setdefault((edge[0], edge[1], edge[4]), edge)  # first channel wins a site
     known = _existing_calls(conn, {key[0] for key in made})
     rows = [edge for key, edge in made.items() if (key[0], key[1]) not in known]

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.languages import spec_for
 from repolens.resolve.params import positional_parameters
-from repolens.resolve.synthesis.common import chunks, edge, file_paths, skipped_files
+from repolens.resolve.project import Project
+from repolens.resolve.synthesis.common import CALLABLE, chunks, edge, site, skipped_files
 
 CONFIDENCE = 0.8
 MAX_CALLBACKS = 16  # a function handed more distinct callbacks is a generic utility (map)
 WRAPPERS = frozenset({"partial"})  # calls whose first argument is what they will call
-TARGET_KINDS = ("function", "method")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +37,8 @@ class Invocation:
     col: int
 
 
-def edges(conn: sqlite3.Connection) -> list[EdgeRow]:
-    invoked = _invocations(conn)
+def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
+    invoked = _invocations(conn, project)
     if not invoked:
         return []
     skipped = skipped_files(conn)
@@ -46,10 +46,10 @@ def edges(conn: sqlite3.Connection) -> list[EdgeRow]:
     for function, caller, file_id, line, args in _call_sites(conn, list(invoked)):
         if file_id in skipped:
             continue
-        target = _first_argument(conn, caller, file_id, line, args, invoked[function].parameter)
+        parameter = invoked[function].parameter
+        target = _first_argument(conn, project, caller, file_id, line, args, parameter)
         if target is not None and target != function:
             passed[function].setdefault(target, (file_id, line))
-    paths = file_paths(conn, {fid for found in passed.values() for fid, _ in found.values()})
     made: list[EdgeRow] = []
     for function, found in passed.items():
         if len(found) > MAX_CALLBACKS:
@@ -58,37 +58,32 @@ def edges(conn: sqlite3.Connection) -> list[EdgeRow]:
         for target, (file_id, line) in sorted(found.items()):
             made.append(
                 edge(function, target, call.file_id, call.line, call.col, CONFIDENCE,
-                     channel="callback", via=call.parameter, site=f"{paths[file_id]}:{line}")
+                     channel="callback", via=call.parameter, site=site(project, file_id, line))
             )  # fmt: skip
     return made
 
 
-def _invocations(conn: sqlite3.Connection) -> dict[int, Invocation]:
+def _invocations(conn: sqlite3.Connection, project: Project) -> dict[int, Invocation]:
     """Functions that call their first parameter (after ``self``), by id."""
     rows = conn.execute(
-        "SELECT f.id, f.signature, f.parent_id, p.kind, fl.language, r.name, r.file_id,"
-        " r.line, r.col FROM refs r JOIN symbols f ON f.id = r.source_id"
-        " JOIN files fl ON fl.id = r.file_id LEFT JOIN symbols p ON p.id = f.parent_id"
-        " WHERE r.kind = 'calls' AND r.receiver IS NULL AND r.resolved = 0"
-        " AND r.reason = 'dynamic' AND f.kind IN ('function', 'method')"
-        " ORDER BY r.file_id, r.line, r.col"
+        "SELECT source_id, name, file_id, line, col FROM refs WHERE kind = 'calls'"
+        " AND receiver IS NULL AND resolved = 0 AND reason = 'dynamic'"
+        " ORDER BY file_id, line, col"
     )
     found: dict[int, Invocation] = {}
-    for fid, signature, _, parent_kind, language, name, file_id, line, col in rows:
-        if fid in found:
+    for fid, name, file_id, line, col in rows:
+        fn = project.syms.get(fid) if fid is not None else None
+        if fn is None or fn.id in found or fn.kind not in CALLABLE:
             continue
-        spec = spec_for(str(language))
+        spec = spec_for(project.files[fn.file_id].language)
         if spec is None:
             continue
-        params = positional_parameters(str(signature), name_last=spec.param_name_last)
-        if (
-            params
-            and parent_kind is not None
-            and params[0] in spec.self_names | spec.class_self_names
-        ):
+        params = positional_parameters(fn.signature, name_last=spec.param_name_last)
+        selves = spec.self_names | spec.class_self_names
+        if params and fn.parent_id is not None and params[0] in selves:
             params = params[1:]  # Python's `self`: a call's first argument binds the next
         if params and params[0] == name:
-            found[int(fid)] = Invocation(int(fid), str(name), int(file_id), int(line), int(col))
+            found[fn.id] = Invocation(fn.id, str(name), int(file_id), int(line), int(col))
     return found
 
 
@@ -103,7 +98,7 @@ def _call_sites(
             "SELECT e.target_id, e.source_id, e.file_id, e.line, e.col, r.name FROM edges e"
             " JOIN refs r ON r.file_id = e.file_id AND r.line = e.line AND r.col = e.col"
             " AND r.kind = 'calls' AND r.source_id IS e.source_id"
-            f" WHERE e.kind = 'calls' AND e.provenance != 'synthesized'"
+            " WHERE e.kind = 'calls' AND e.provenance != 'synthesized'"
             f" AND e.target_id IN ({','.join('?' * len(chunk))})",
             chunk,
         )
@@ -115,13 +110,19 @@ def _call_sites(
 
 
 def _first_argument(
-    conn: sqlite3.Connection, caller: int, file_id: int, line: int, args: int, parameter: str
+    conn: sqlite3.Connection,
+    project: Project,
+    caller: int,
+    file_id: int,
+    line: int,
+    args: int,
+    parameter: str,
 ) -> int | None:
     """The project function passed first at a call (positionally, as the keyword
     ``parameter``, or through a wrapper such as ``partial``)."""
     refs = conn.execute(
-        "SELECT r.name, r.receiver, r.col FROM refs r WHERE r.file_id = ? AND r.line = ?"
-        " AND r.source_id IS ? AND r.kind = 'calls'",
+        "SELECT name, receiver, col FROM refs WHERE file_id = ? AND line = ?"
+        " AND source_id IS ? AND kind = 'calls'",
         (file_id, line, caller),
     ).fetchall()
     starts = {args, args + len(parameter) + 1}  # `retry(fetch)`, `retry(fn=fetch)`
@@ -130,10 +131,15 @@ def _first_argument(
         if name in WRAPPERS and head in starts:
             starts.add(int(col) + len(str(name)) + 1)
     rows = conn.execute(
-        "SELECT e.target_id, e.col FROM edges e JOIN symbols t ON t.id = e.target_id"
-        " WHERE e.source_id = ? AND e.kind = 'references' AND e.file_id = ? AND e.line = ?"
-        f" AND t.kind IN ({','.join('?' * len(TARGET_KINDS))})",
-        (caller, file_id, line, *TARGET_KINDS),
+        "SELECT target_id, col FROM edges WHERE source_id = ? AND kind = 'references'"
+        " AND file_id = ? AND line = ?",
+        (caller, file_id, line),
     ).fetchall()
-    found = {int(target) for target, col in rows if int(col) in starts}
+    found = {
+        int(target)
+        for target, col in rows
+        if int(col) in starts
+        and project.syms.get(int(target)) is not None
+        and project.syms[int(target)].kind in CALLABLE
+    }
     return found.pop() if len(found) == 1 else None

@@ -1,4 +1,9 @@
-"""What every synthesis channel shares: the edge it makes and the files it skips."""
+"""What every synthesis channel shares: the edge it makes and the files it skips.
+
+Channels read symbols and files from the loaded ``Project`` (resolution has them in memory
+already, and reading the written rows back would cost a full index a second pass over
+them) and edges and references from the store, which resolution just wrote.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,12 @@ import json
 import sqlite3
 
 from repolens.resolve.edges import EdgeRow
+from repolens.resolve.project import Project
 
 PROVENANCE = "synthesized"
-MAX_FAN_OUT = 8  # more implementations or receivers than this: the call says too little
+MAX_FAN_OUT = 8  # more implementations than this: the call says too little
+CALLABLE = frozenset({"function", "method"})  # what a callback or a receiver may be
+VARIABLES = frozenset({"variable", "constant"})  # what a signal or an emitter may be
 
 
 def edge(
@@ -37,30 +45,23 @@ def skipped_files(conn: sqlite3.Connection) -> set[int]:
     return {int(r[0]) for r in rows}
 
 
-def places(conn: sqlite3.Connection, ids: set[int]) -> dict[int, str]:
-    """``path:line`` of each symbol: where an answer sends the reader."""
-    found: dict[int, str] = {}
-    for chunk in chunks(sorted(ids)):
-        rows = conn.execute(
-            "SELECT s.id, f.path, s.start_line FROM symbols s JOIN files f ON f.id = s.file_id"
-            f" WHERE s.id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        found.update((int(i), f"{p}:{n}") for i, p, n in rows)
-    return found
+def kind_of(project: Project, sym_id: int | None) -> str:
+    """A symbol's kind ("" when it is not in the project)."""
+    sym = project.syms.get(sym_id) if sym_id is not None else None
+    return sym.kind if sym is not None else ""
+
+
+def place(project: Project, sym_id: int) -> str:
+    """``path:line`` of a symbol: where an answer sends the reader."""
+    sym = project.syms[sym_id]
+    return f"{project.files[sym.file_id].path}:{sym.start_line}"
+
+
+def site(project: Project, file_id: int, line: int) -> str:
+    """``path:line`` of a wiring site."""
+    return f"{project.files[file_id].path}:{line}"
 
 
 def chunks(ids: list[int]) -> list[list[int]]:
     """``ids`` in slices short enough for one ``IN (...)`` list."""
     return [ids[i : i + 500] for i in range(0, len(ids), 500)]
-
-
-def file_paths(conn: sqlite3.Connection, file_ids: set[int]) -> dict[int, str]:
-    """Each file's path, to cite a wiring site as ``path:line``."""
-    found: dict[int, str] = {}
-    for chunk in chunks(sorted(file_ids)):
-        rows = conn.execute(
-            f"SELECT id, path FROM files WHERE id IN ({','.join('?' * len(chunk))})", chunk
-        )
-        found.update((int(i), str(p)) for i, p in rows)
-    return found

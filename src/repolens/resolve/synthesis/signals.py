@@ -15,46 +15,52 @@ import sqlite3
 from collections import defaultdict
 
 from repolens.resolve.edges import EdgeRow
-from repolens.resolve.synthesis.common import edge, file_paths, skipped_files
+from repolens.resolve.project import Project
+from repolens.resolve.synthesis.common import (
+    CALLABLE,
+    VARIABLES,
+    edge,
+    kind_of,
+    site,
+    skipped_files,
+)
 
 CONFIDENCE = 0.85
 MAX_RECEIVERS = 16
 CONNECTORS = ("connect",)  # `signal.connect(f)`, `@signal.connect`
 DECORATORS = ("receiver",)  # Django's `@receiver(signal)`
 SENDERS = ("send", "send_robust", "send_async", "emit")
-CALLABLE = ("function", "method")
-VARIABLES = ("variable", "constant")
 
 # calls and decorators that may wire or send a signal
 _SITES = f"""
-SELECT r.kind, r.name, r.receiver IS NULL, r.source_id, r.file_id, r.line, r.col, s.kind
-FROM refs r LEFT JOIN symbols s ON s.id = r.source_id
-WHERE r.kind IN ('calls', 'decorates') AND r.source_id IS NOT NULL
-  AND r.name IN ({",".join("?" * (len(CONNECTORS) + len(SENDERS) + len(DECORATORS)))})
-ORDER BY r.file_id, r.line, r.col
+SELECT kind, name, receiver IS NULL, source_id, file_id, line, col FROM refs
+WHERE kind IN ('calls', 'decorates') AND source_id IS NOT NULL
+  AND name IN ({",".join("?" * (len(CONNECTORS) + len(SENDERS) + len(DECORATORS)))})
+ORDER BY file_id, line, col
 """
 # what each site references: module-level variables (the signal) and functions (a receiver)
 _USES = """
-SELECT e.source_id, e.file_id, e.line, e.col, e.target_id, t.kind
-FROM edges e JOIN symbols t ON t.id = e.target_id
-WHERE e.kind = 'references' AND t.kind IN ('variable', 'constant', 'function', 'method')
+SELECT source_id, file_id, line, col, target_id FROM edges WHERE kind = 'references'
 """
 
 
-def edges(conn: sqlite3.Connection) -> list[EdgeRow]:
+def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     skipped = skipped_files(conn)
     receivers: defaultdict[int, dict[int, tuple[int, int]]] = defaultdict(dict)
     sends: list[tuple[int, int, int, int, int]] = []  # signal, sender, file, line, col
     uses: dict[tuple[int, int, int, int], list[tuple[int, str]]] = defaultdict(list)
-    for source, file_id, line, col, target, kind in conn.execute(_USES):
-        uses[(int(source), int(file_id), int(line), int(col))].append((int(target), str(kind)))
+    for source, file_id, line, col, target in conn.execute(_USES):
+        kind = kind_of(project, int(target))
+        if kind in CALLABLE or kind in VARIABLES:
+            uses[(int(source), int(file_id), int(line), int(col))].append((int(target), kind))
     sites = conn.execute(_SITES, (*CONNECTORS, *SENDERS, *DECORATORS)).fetchall()
     decorated = {  # `@receiver(signal)` over `def audit`: the call's line -> audit
         (file_id, line, name): source
-        for kind, name, bare, source, file_id, line, _, source_kind in sites
-        if kind == "decorates" and bare and source_kind in CALLABLE
+        for kind, name, bare, source, file_id, line, _ in sites
+        if kind == "decorates" and bare and kind_of(project, source) in CALLABLE
     }
-    for kind, name, bare, source, file_id, line, col, source_kind in sites:
+    for kind, name, bare, source, file_id, line, col in sites:
+        source_kind = kind_of(project, source)
         if file_id in skipped or bool(bare) != (name in DECORATORS):
             continue
         args = (source, file_id, line, col + len(name) + 1)  # its first argument
@@ -73,8 +79,6 @@ def edges(conn: sqlite3.Connection) -> list[EdgeRow]:
             target = _one(uses.get(args, []), CALLABLE)
             if target is not None:
                 receivers[signal].setdefault(target, (int(file_id), int(line)))
-    names = _names(conn, set(receivers))
-    paths = file_paths(conn, {f for found in receivers.values() for f, _ in found.values()})
     made: list[EdgeRow] = []
     for signal, sender, file_id, line, col in sends:
         found = receivers.get(signal, {})
@@ -84,20 +88,12 @@ def edges(conn: sqlite3.Connection) -> list[EdgeRow]:
             if target != sender:
                 made.append(
                     edge(sender, target, file_id, line, col, CONFIDENCE, channel="signal",
-                         via=names[signal], site=f"{paths[wired_file]}:{wired_line}")
+                         via=project.syms[signal].qname, site=site(project, wired_file, wired_line))
                 )  # fmt: skip
     return made
 
 
-def _one(uses: list[tuple[int, str]], kinds: tuple[str, ...]) -> int | None:
+def _one(uses: list[tuple[int, str]], kinds: frozenset[str]) -> int | None:
     """The one symbol of ``kinds`` a site references, if exactly one."""
     found = [target for target, kind in uses if kind in kinds]
     return found[0] if len(found) == 1 else None
-
-
-def _names(conn: sqlite3.Connection, ids: set[int]) -> dict[int, str]:
-    found: dict[int, str] = {}
-    for sym in sorted(ids):
-        row = conn.execute("SELECT qualified_name FROM symbols WHERE id = ?", (sym,)).fetchone()
-        found[sym] = str(row[0]) if row else ""
-    return found
