@@ -15,13 +15,15 @@ import sqlite3
 from collections import defaultdict
 
 from repolens.resolve.edges import EdgeRow
-from repolens.resolve.project import Project, Sym
+from repolens.resolve.project import CLASS_KINDS, Project, Sym
 from repolens.resolve.synthesis.common import MAX_FAN_OUT, chunks, edge, place, skipped_files
 
 INTERFACE_CONFIDENCE = 0.8  # the base declares the method only: an implementation runs
 VIRTUAL_CONFIDENCE = 0.6  # the base has a body of its own, which may be what runs
 ABSTRACT_KINDS = frozenset({"interface", "trait", "protocol"})
 GO_TYPE_KINDS = frozenset({"struct", "class", "type_alias"})
+CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor", "init"})
+BASE_WORDS = frozenset({"super", "base", "parent", "Super"})  # a base's own method
 
 
 def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
@@ -32,10 +34,12 @@ def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
         return []
     skipped = skipped_files(conn)
     made: list[EdgeRow] = []
-    for source, target, file_id, line, col in _calls_to(conn, list(implementations)):
+    for source, target, file_id, line, col, receiver in _calls_to(conn, list(implementations)):
         found = _closure(implementations, target)
         called = project.syms.get(target)
         if called is None or not found or len(found) > MAX_FAN_OUT or file_id in skipped:
+            continue
+        if _static(project, called, receiver):
             continue
         abstract = _is_abstract(project, called)
         for impl in sorted(found):
@@ -74,15 +78,15 @@ def _closure(implementations: dict[int, set[int]], base: int) -> set[int]:
 def _go_satisfied(project: Project) -> dict[int, set[int]]:
     """Go interface method -> the same-named methods of each type whose method set has
     every method of the interface (an empty interface is satisfied by all: none)."""
-    methods: defaultdict[int, dict[str, int]] = defaultdict(dict)  # owner -> name -> id
-    for sym in project.syms.values():
+    methods: defaultdict[int, dict[tuple[str, str], int]] = defaultdict(dict)
+    for sym in project.syms.values():  # owner -> (name, shape) -> method id
         go = sym.kind == "method" and project.files[sym.file_id].language == "go"
         if go and sym.parent_id is not None:
-            methods[sym.parent_id][sym.name] = sym.id
+            methods[sym.parent_id][(sym.name, _shape(sym.signature, sym.name))] = sym.id
     kinds = {owner: project.syms[owner].kind for owner in methods if owner in project.syms}
     interfaces = {o: m for o, m in methods.items() if kinds.get(o) == "interface"}
     types = {o: m for o, m in methods.items() if kinds.get(o) in GO_TYPE_KINDS}
-    by_name: defaultdict[str, set[int]] = defaultdict(set)  # method name -> owning types
+    by_name: defaultdict[tuple[str, str], set[int]] = defaultdict(set)  # -> owning types
     for owner, named in types.items():
         for name in named:
             by_name[name].add(owner)
@@ -92,6 +96,21 @@ def _go_satisfied(project: Project) -> dict[int, set[int]]:
         for name, method in named.items():
             found[method] = {types[owner][name] for owner in owners}
     return found
+
+
+def _shape(signature: str, name: str) -> str:
+    """What a Go method must match besides its name: its parameter count and results
+    (``Flush() error`` is not satisfied by ``Flush()``). Parameter names may differ."""
+    rest = signature.split(f"{name}(", 1)[-1]
+    depth, end = 1, len(rest)
+    for i, char in enumerate(rest):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            end = i
+            break
+    params, results = rest[:end], rest[end + 1 :].split("{", 1)[0]
+    count = params.count(",") + 1 if params.strip() else 0
+    return f"{count}:{' '.join(results.split())}"
 
 
 def _is_abstract(project: Project, method: Sym) -> bool:
@@ -106,15 +125,38 @@ def _is_abstract(project: Project, method: Sym) -> bool:
     )
 
 
-def _calls_to(conn: sqlite3.Connection, targets: list[int]) -> list[tuple[int, int, int, int, int]]:
-    """Resolved calls of ``targets``: source, target, file, line, col."""
-    found: list[tuple[int, int, int, int, int]] = []
+def _static(project: Project, called: Sym, receiver: str | None) -> bool:
+    """Whether a call runs the very method it names, whatever the object: a constructor,
+    a base's method through ``super()``/``base``/``parent::``, or one named through its
+    class (``Scaffold.__init__(self)``, ``Base::area()``)."""
+    if called.kind == "constructor" or called.name in CONSTRUCTORS:
+        return True
+    if receiver is None:
+        return False
+    head = receiver.split(".", 1)[0].split("::", 1)[0].split("(", 1)[0]
+    if head in BASE_WORDS:
+        return True
+    named = receiver.replace("::", ".").rsplit(".", 1)[-1]
+    return any(sym.kind in CLASS_KINDS for sym in project.by_name.get(named, ()))
+
+
+def _calls_to(
+    conn: sqlite3.Connection, targets: list[int]
+) -> list[tuple[int, int, int, int, int, str | None]]:
+    """Resolved calls of ``targets``: source, target, file, line, col, and the receiver
+    the call was written on (None for a bare call)."""
+    found: list[tuple[int, int, int, int, int, str | None]] = []
     for chunk in chunks(targets):
         rows = conn.execute(
-            "SELECT source_id, target_id, file_id, line, col FROM edges WHERE kind = 'calls'"
-            f" AND provenance != 'synthesized' AND target_id IN ({','.join('?' * len(chunk))})"
-            " ORDER BY file_id, line, col",
+            "SELECT e.source_id, e.target_id, e.file_id, e.line, e.col, r.receiver FROM edges e"
+            " LEFT JOIN refs r ON r.file_id = e.file_id AND r.line = e.line AND r.col = e.col"
+            " AND r.kind = 'calls' AND r.source_id IS e.source_id"
+            " WHERE e.kind = 'calls' AND e.provenance != 'synthesized'"
+            f" AND e.target_id IN ({','.join('?' * len(chunk))}) ORDER BY 3, 4, 5",
             chunk,
         )
-        found.extend((int(a), int(b), int(c), int(d), int(e)) for a, b, c, d, e in rows)
+        found.extend(
+            (int(a), int(b), int(c), int(d), int(e), None if r is None else str(r))
+            for a, b, c, d, e, r in rows
+        )
     return found
