@@ -232,8 +232,8 @@ async def test_impact_and_trace(client: Client) -> None:
     assert "# No call path from fetch_user" in none
     assert "11  def fetch_user(user_id):" in none and "17  def main(argv=None):" in none
     dispatch = await client.call("trace", source="View.dispatch", target="UserView.render")
-    assert "(via View.render, which it overrides)" in dispatch
-    assert "UserView.render [dynamic dispatch" in dispatch
+    assert "via `View.render` (virtual), overridden at shop/views.py" in dispatch
+    assert "Path: View.dispatch → UserView.render @ shop/views.py:11" in dispatch
     assert 'return get_user(request["id"])' in dispatch
 
 
