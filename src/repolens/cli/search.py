@@ -28,6 +28,7 @@ from repolens.project import Project
 
 if TYPE_CHECKING:
     from repolens.embed.base import EmbeddingProvider
+    from repolens.query.routes import RouteHit
     from repolens.query.search import SearchResult
 
 
@@ -64,7 +65,9 @@ def search_command(
 ) -> None:
     """Find code by meaning and by name: keyword (BM25) and semantic search, fused."""
     # here, not at module level: loading the CLI for other commands skips numpy
+    from repolens.cli.routes import route_json
     from repolens.query.backends import choose_backend
+    from repolens.query.routes import matching_routes
     from repolens.query.search import search
 
     project = load_project(project_path, as_json)
@@ -86,12 +89,15 @@ def search_command(
             min_score=min_score,
             backend=chosen.backend,
         )
+        routes = matching_routes(conn, query)
     data: dict[str, Any] = {"mode": "keyword" if keyword_only else "hybrid"}
     notes = [n for n in (chosen.note, keyword_only, incomplete, partial) if n]
     if notes:
         data["notes"] = notes
+    if routes:
+        data["routes"] = [route_json(r) for r in routes]
     data["results"] = [result_json(r) for r in results]
-    emit(data, as_json, lambda: _render(results, notes))
+    emit(data, as_json, lambda: _render(results, notes, routes))
 
 
 def result_json(result: SearchResult) -> dict[str, Any]:
@@ -139,9 +145,16 @@ def _coverage(conn: sqlite3.Connection, provider: EmbeddingProvider | None) -> s
     return coverage_note(*embedded_share(conn, provider.profile.key())) if provider else ""
 
 
-def _render(results: list[SearchResult], notes: list[str]) -> None:
+def _render(results: list[SearchResult], notes: list[str], routes: list[RouteHit]) -> None:
     for note in notes:
         err_console().print(f"[yellow]note:[/] {escape(note)}")
+    for hit in routes:
+        where = hit.handler.location if hit.handler else hit.route.location
+        handler = hit.handler.full_name if hit.handler else hit.handler_text
+        console().print(
+            f"[bold]route[/] {escape(hit.route.name)} -> {escape(handler)}  {escape(where)}",
+            highlight=False,
+        )
     if not results:
         console().print("no results")
         return

@@ -25,8 +25,10 @@ from repolens.mcp.toolkit import (
 from repolens.present.context import render_context
 from repolens.present.format import Answer, clip, plural
 from repolens.present.listing import render_files, render_hits, render_symbols
+from repolens.present.symbols import label
 from repolens.query.context import build_context
 from repolens.query.graph import search_symbols
+from repolens.query.routes import matching_routes
 from repolens.query.search import search
 
 Query = Annotated[str, Field(min_length=1, max_length=2000, description="What to look for.")]
@@ -106,10 +108,16 @@ class SearchTools(ToolGroup):
                 provider=provider,
                 min_score=minScore,
             )
+            routes = matching_routes(conn, query)
         out = Answer(budget)
         mode = "hybrid" if provider is not None else "keyword"
         shown = hits[:limit]
         out.add_clipped(f"# Search ({mode}): {clip(query, 200)} — {plural(len(shown), 'result')}")
+        if routes:
+            out.add("Routes:")
+            for hit in routes:
+                handler = label(hit.handler) if hit.handler else hit.handler_text
+                out.add_clipped(f"- {hit.route.name} -> {handler}")
         if not shown:
             out.add("No results. Try other words, fewer filters, or `symbols` for a name.")
         render_hits(out, shown, more=len(hits) > limit)

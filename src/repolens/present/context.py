@@ -42,6 +42,8 @@ def _map(out: Answer, bundle: ContextBundle) -> None:
         out.add(f"\n## {title}")
         for number, item in enumerate(items, start=1):
             why = f" — {'; '.join(item.why)}" if item.why else ""
+            if item.routes:
+                why += f" (serves {', '.join(item.routes)})"
             if item.shown_in:
                 why += f" (overlaps code shown for {item.shown_in})"
             if not out.add_clipped(f"{number}. {label(item.symbol)}{why}"):

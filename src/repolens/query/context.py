@@ -36,6 +36,7 @@ from repolens.query.graph import (
     callers,
     find_symbol,
 )
+from repolens.query.routes import matching_routes, routes_of
 from repolens.query.search import SearchResult, search
 from repolens.query.symbols import (
     CLASS_KINDS,
@@ -90,6 +91,7 @@ class ContextItem:
     why: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # code from ``symbol.line`` on
     total_lines: int = 0  # the symbol's full span
+    routes: list[str] = field(default_factory=list)  # ``METHOD /path`` it handles
     shown_in: str = ""  # a higher-ranked item whose code already shows these lines
     members: list[SymbolRef] = field(default_factory=list)  # a long class: what it holds
 
@@ -173,6 +175,7 @@ def build_context(
     bundle = ContextBundle(query=query, budget=budget)
     pool: dict[int, _Candidate] = {}
     about_names = _seed_from_names(conn, query, pool, bundle.notes)
+    _seed_from_routes(conn, query, pool)
     hit_weight = 0.3 if about_names else 1.0  # text like the names matters less than they do
     _seed_from_search(conn, data_dir, query, provider, pool, bundle, hit_weight)
     wants_tests = bool(re.search(r"\btests?\b|\bspec\b", query, re.IGNORECASE))
@@ -185,6 +188,8 @@ def build_context(
         ContextItem(c.symbol, round(score, 3), c.seed_score >= ENTRY_SHARE * top_seed > 0, c.why)
         for c, score in chosen
     ]
+    for item in bundle.items:
+        item.routes = [r.name for r in routes_of(conn, item.symbol)][:5]
     bundle.paths = call_paths(conn, [item.symbol for item in bundle.items], edges)
     _load_code(conn, bundle, read_lines)
     if not bundle.items and not bundle.passages:
@@ -232,6 +237,14 @@ def _seed_from_names(
             bonus = 0.5 if _co_named(ref, words - {name.lower()}) else 0.0
             _candidate(pool, ref).add(weight + bonus, f"named in the query ('{name}')")
     return only_exact
+
+
+def _seed_from_routes(conn: sqlite3.Connection, query: str, pool: dict[int, _Candidate]) -> None:
+    """The handlers of the routes the query names or describes ("POST /orders", "the
+    endpoint that cancels an order"), as strongly as a name in the query."""
+    for hit in matching_routes(conn, query, limit=3):
+        if hit.handler is not None:
+            _candidate(pool, hit.handler).add(3.0, f"handles {hit.route.name}")
 
 
 def _co_named(ref: SymbolRef, words: set[str]) -> bool:

@@ -22,7 +22,7 @@ from typing import Literal
 
 FILE_KIND = "file"
 ROUTE_KIND = "route"
-_ROUTE_QUERY = re.compile(r"^(?:(?P<method>[A-Za-z]+)\s+)?(?P<path>/\S*)$")
+ROUTE_QUERY = re.compile(r"^(?:(?P<method>[A-Za-z]+)\s+)?(?P<path>/\S*)$")
 _PARAM = re.compile(r"\{[^{}/]*\}|(?<=/):[^/]+|<[^<>/]*>|\[[^/\]]*\]\]?")
 CLASS_KINDS = frozenset(
     {"class", "struct", "interface", "trait", "protocol", "enum", "component", "object"}
@@ -174,7 +174,7 @@ def find_symbol(
     text = query.strip()
     if not text:
         raise SymbolLookupError("empty symbol name")
-    route = _ROUTE_QUERY.match(text)
+    route = ROUTE_QUERY.match(text)
     path_match = None if route else _PATH_QUERY.match(text)
     if path_match and file is None:
         file, text = path_match["path"], path_match["rest"].strip()
@@ -215,7 +215,7 @@ def route_shape(path: str) -> str:
 def find_routes(conn: sqlite3.Connection, text: str) -> list[SymbolRef]:
     """Route symbols that ``METHOD /path`` or ``/path`` names: the same pattern in any
     parameter spelling, or a concrete path it matches (``/orders/42``)."""
-    match = _ROUTE_QUERY.match(text.strip())
+    match = ROUTE_QUERY.match(text.strip())
     if match is None:
         return []
     method = (match["method"] or "").upper()
