@@ -23,12 +23,14 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {
             ("GET /books", "listBooks"),  # app.route('/books').get(...).post(...)
             ("POST /books", "addBook"),
             ("GET /health", ""),  # an inline handler
+            ("GET /v3/tags", "listTags"),  # Router().use('/v3', api), api = Router().use(tags)
         },
         {
             ("GET /{id}", "getUser"),
             ("GET /api/users/{id}", "auth"),  # middleware is not the handler
             ("GET /api/users/", ""),  # axios.get in client.js registers nothing
             ("GET /api/orders", ""),
+            ("GET /tags", "listTags"),
         },
     ),
     "fastify": (

@@ -94,6 +94,15 @@ def routes(facts: Facts) -> list[Route]:
         if key is not None and prefix:
             routers.add(key)
             own[key] = prefix
+    for fid, sites in facts.sites.items():  # `const api = Router().use(a)`: api is the chain
+        for site in sites:
+            if site.target and _made_here(site.receiver) and facts.files[fid].language in SCRIPTS:
+                chain: Hashable = ("chain", fid, site.start)
+                named = target_key(facts, site)
+                routers.add(chain)
+                if named is not None:
+                    routers.add(named)
+                    mounts.append(Mount(named, chain, "", facts.where(fid, site.line)))
     for site in facts.sites_named("register", languages=SCRIPTS):  # Fastify plugins
         plugin = _plugin(facts, site)
         if plugin is not None:
@@ -148,6 +157,8 @@ def _router(
         if inner is None or path is None:
             return None
         return inner[0], inner[1] + "/" + path.lstrip("/") if inner[1] else path
+    if _made_here(receiver):  # Router().use(a).use(b): every call of the chain starts there
+        return ("chain", site.file_id, site.start), ""
     text = name(receiver)
     if text is None:
         return None
@@ -251,11 +262,36 @@ def _mount_child(
     text = name(child)
     if text is None:
         return
-    mounts.append(
-        Mount(
-            parent, router_key(facts, site.file_id, site.source_id, text, site.line), prefix, where
-        )
-    )
+    sym = facts.resolve(site.file_id, site.source_id, text, site.line)
+    imported = _imported_file(facts, site.file_id, text) if sym is None else None
+    if imported is not None:  # `import routes from './routes'`: an anonymous default export
+        for key in _file_routers(facts, imported):
+            mounts.append(Mount(parent, key, prefix, where))
+        return
+    child_key = router_key(facts, site.file_id, site.source_id, text, site.line)
+    mounts.append(Mount(parent, child_key, prefix, where))
+
+
+def _made_here(value: Value | None) -> bool:
+    """A call chain that starts by making a router (``Router().use(a)``)."""
+    found = call(value)
+    while found is not None:
+        if found[0] in _MAKERS and (found[1] is None or name(found[1]) == "express"):
+            return True
+        found = call(found[1])
+    return False
+
+
+def _imported_file(facts: Facts, file_id: int, text: str) -> int | None:
+    """The project file an import binds ``text`` to, when it binds the whole module or
+    its default export."""
+    for imp in facts.ctx.project.imports.get(file_id, ()):
+        if text not in (imp.alias, imp.name, imp.module.rsplit("/", 1)[-1]):
+            continue
+        result = facts.ctx.import_result(imp)
+        if result is not None and result.module is not None and result.module.files:
+            return result.module.files[0]
+    return None
 
 
 def _required(facts: Facts, file_id: int, spec: str) -> int | None:
@@ -284,14 +320,20 @@ def _required(facts: Facts, file_id: int, spec: str) -> int | None:
 
 
 def _file_routers(facts: Facts, file_id: int) -> list[Hashable]:
-    """The routers a module makes at its top level (what its ``module.exports`` is)."""
-    keys = []
+    """The router a module exports: the one it makes at its top level and names, else
+    the last chain it builds there (``export default Router().use("/api", api)``)."""
+    top = facts.files[file_id].symbol
+    chains: list[Hashable] = []
     for site in facts.sites.get(file_id, ()):
-        if site.name in _MAKERS and site.target and site.source_id == facts.files[file_id].symbol:
+        if site.source_id != top:
+            continue
+        if site.name in _MAKERS and site.target:
             key = target_key(facts, site)
             if key is not None:
-                keys.append(key)
-    return keys[:1]
+                return [key]
+        if _made_here(site.receiver):
+            chains.append(("chain", file_id, site.start))
+    return chains[-1:]
 
 
 def _fastify_route(facts: Facts, site: Site, key: Hashable, regs: list[Registration]) -> None:
