@@ -94,6 +94,24 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {
         },
         {("GET /orders/{id}", "ShowOrder"), ("DELETE /admin/orders/{id}", "DeleteOrder")},
     ),
+    "laravel": (
+        {
+            ("GET /orders/{id}", "OrderController.show"),
+            ("GET /", ""),  # a closure
+            ("POST /admin/orders", "OrderController.store"),  # Route::prefix()->group()
+            ("GET /admin/reports/daily", "OrderController.daily"),  # nested group, 'C@m'
+            ("GET /api/orders/search", "OrderController.search"),  # routes/api.php, match()
+            ("POST /api/orders/search", "OrderController.search"),
+            ("GET /photos", "PhotoController.index"),  # resource: the actions it defines
+            ("GET /photos/{id}", "PhotoController.show"),
+            ("DELETE /photos/{id}", "PhotoController.destroy"),
+        },
+        {
+            ("POST /orders", "OrderController.store"),
+            ("POST /photos", "PhotoController"),
+            ("GET /photos/create", "PhotoController"),
+        },
+    ),
     "chi": (
         {
             ("GET /articles/", "listArticles"),
@@ -140,6 +158,7 @@ def test_web_prefix_edit_incremental_equals_full(
         ("gin", "GET /api/v1/orders/{id}", "Find"),
         ("nextjs", "GET /api/orders/{id}", "getOrder"),
         ("fastify", "PUT /v1/items/{id}", "write"),
+        ("laravel", "GET /admin/reports/daily", "Order.find"),
     ],
 )
 def test_flow_from_a_route_reaches_the_data_layer(

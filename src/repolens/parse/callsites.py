@@ -180,7 +180,9 @@ _LIST_TYPES = frozenset(
     ]
 )
 _OBJECT_TYPES = frozenset({"object", "dictionary", "hash"})
-_PAIR_TYPES = frozenset({"keyword_argument", "pair", "named_argument", "argument"})
+_PAIR_TYPES = frozenset(
+    {"keyword_argument", "pair", "named_argument", "argument", "array_element_initializer"}
+)  # PHP's array items are pairs (`'prefix' => 'admin'`) or lone values
 _FUNCTION_TYPES = frozenset(
     [
         "arrow_function",
@@ -226,7 +228,7 @@ def is_kept(name: str, args: Node | None, recv: Node | None, src: bytes) -> bool
     """Whether a call by ``name`` with ``args`` on ``recv`` is a call site worth keeping:
     also a verb chained on a route (Express's ``app.route("/book").get(show)``)."""
     low = name.lower()
-    if low in _ALWAYS:
+    if low in _ALWAYS or _head(recv, src) == b"Route":  # Laravel's facade: every call
         return True
     if low not in HTTP_VERBS and low not in _WITH_PATH:
         return False
@@ -425,7 +427,7 @@ def _pair(node: Node, src: bytes, depth: int) -> Value:
     value = node.child_by_field_name("value")
     if key is None or value is None:
         named = node.named_children
-        if node.type == "argument" and len(named) == 1:
+        if node.type in ("argument", "array_element_initializer") and len(named) == 1:
             return render(named[0], src, depth)
         if len(named) < 2:
             return ["?"]

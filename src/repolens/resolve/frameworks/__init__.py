@@ -28,6 +28,7 @@ from repolens.resolve.frameworks import (
     fastapi,
     flask,
     gohttp,
+    laravel,
     nestjs,
     nextjs,
     spring,
@@ -44,6 +45,7 @@ FRAMEWORKS: tuple[tuple[str, Callable[[Facts], list[Route]]], ...] = (
     ("nextjs", nextjs.routes),
     ("spring", spring.routes),
     ("go", gohttp.routes),
+    ("laravel", laravel.routes),
 )
 ROUTE_KIND = "route"
 ROUTES_TO = "routes_to"

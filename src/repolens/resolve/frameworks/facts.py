@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from repolens.resolve import ladder
 from repolens.resolve.context import Context
 from repolens.resolve.frameworks.decorators import Value, parse_decorator
+from repolens.resolve.namematch import is_test_path
 from repolens.resolve.project import FileRow, RefRow, Sym
 
 
@@ -82,7 +83,7 @@ class Facts:
             self._decorated = [
                 s
                 for s in self.ctx.project.syms.values()
-                if s.decorators and not is_test(files[s.file_id].path)
+                if s.decorators and not is_test_path(files[s.file_id].path)
             ]
         for sym in self._decorated:
             if self.files[sym.file_id].language in languages:
@@ -95,7 +96,7 @@ class Facts:
         """The project symbol ``text`` (a name or dotted path) denotes at ``line``."""
         if not text or text in ("self", "this"):
             return None
-        text = text.replace("::", ".")
+        text = text.replace("::", ".").replace("\\", ".").strip(".")
         receiver, _, name = text.rpartition(".")
         ref = RefRow(-1, file_id, scope_id, "references", name, receiver or None, line, 0, 0, "")
         self.ctx.forget_file_memos()
@@ -134,15 +135,6 @@ class Facts:
 
 
 _ASSIGNED_STRING = re.compile(r"""[=:]\s*[rbuf]?(['"`])([^'"`]*)\1\s*;?\s*$""")
-_TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$|_test\.[a-z]+$|"
-    r"\.(test|spec)\.[a-z]+$|(^|/)conftest\.py$|Tests?\.(java|kt|cs)$"
-)
-
-
-def is_test(path: str) -> bool:
-    """Test code: the routes a test registers on a router of its own are no service's."""
-    return bool(_TEST_PATH.search(path))
 
 
 def load_sites(conn: sqlite3.Connection) -> dict[int, list[Site]]:
@@ -154,7 +146,7 @@ def load_sites(conn: sqlite3.Connection) -> dict[int, list[Site]]:
         " ORDER BY c.file_id, c.start_byte"
     )
     for fid, source, name, line, start, end, target, args, path in rows:
-        if is_test(path):
+        if is_test_path(path):  # a test's own routes are no service's
             continue
         try:
             receiver, items = json.loads(args)

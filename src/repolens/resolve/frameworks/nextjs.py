@@ -12,8 +12,9 @@ import posixpath
 import re
 
 from repolens.resolve.frameworks.common import imports_module
-from repolens.resolve.frameworks.facts import Facts, Route, is_test
+from repolens.resolve.frameworks.facts import Facts, Route
 from repolens.resolve.frameworks.paths import ANY, METHODS, normalise
+from repolens.resolve.namematch import is_test_path
 from repolens.resolve.project import FileRow, Sym
 
 SCRIPTS = frozenset({"javascript", "typescript", "tsx", "jsx"})
@@ -28,7 +29,7 @@ def routes(facts: Facts) -> list[Route]:
         return []
     out: list[Route] = []
     for file in files:
-        if "node_modules/" in file.path or is_test(file.path):
+        if "node_modules/" in file.path or is_test_path(file.path):
             continue
         match = _ROOTS.match(file.path)
         if match is None:
