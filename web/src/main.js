@@ -54,7 +54,7 @@ async function poll() {
     state.root = data.root;
     document.getElementById("project").textContent = data.root;
     const live = document.getElementById("live");
-    const busy = data.state === "running" ? `indexing ${data.stage} ${data.done}/${data.total}` : "";
+    const busy = data.error || (data.state === "running" ? `indexing ${data.stage} ${data.done}/${data.total}` : "");
     if (state.stamp !== null && data.stamp !== state.stamp) {  // also: the first index landed
       live.textContent = `index updated ${new Date().toLocaleTimeString()}`;
       window.__repolens.stamp = data.stamp;

@@ -151,9 +151,12 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
         state = explorer.handle.writer.state
         data = {"stamp": "", "root": root.name, "state": state.state, "stage": state.stage,
                 "done": state.done, "total": state.total}  # fmt: skip
-        if explorer.handle.indexed():
-            with explorer.reader() as conn:
-                data["stamp"] = explorer.stamp_of(conn)
+        try:
+            if explorer.handle.indexed():
+                with explorer.reader() as conn:
+                    data["stamp"] = explorer.stamp_of(conn)
+        except (ToolInputError, sqlite3.OperationalError) as exc:
+            data["error"] = str(exc)
         return JSONResponse(data)
 
     def project_map(conn: sqlite3.Connection, request: Request) -> dict[str, Any]:
