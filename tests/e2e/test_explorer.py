@@ -144,7 +144,7 @@ def test_the_map_shows_folders_languages_and_the_import_cycle(
     open_view(browser, base + "#/map", "map")
     text = panel(browser)
     assert "shop/" in text and "markup/" in text and "cycle" in text
-    assert "python 6" in text and "scala 1" in text
+    assert "python 7" in text and "scala 1" in text
     nodes = browser.execute_script(
         "return window.__repolens.cy.nodes().map(n => [n.id(), n.hasClass('cycle')])"
     )
@@ -180,6 +180,8 @@ def test_search_open_a_symbol_and_its_callers(
     shot(browser, "symbol", tmp_path)
     click_link(browser, "shop.api.handle_order", "symbol")
     assert code_line(browser, 4) == ("4", "def handle_order(payload: dict) -> dict:")
+    WebDriverWait(browser, WAIT).until(lambda d: "ROUTES THAT REACH IT (1)" in panel(d).upper())
+    assert "POST /orders" in panel(browser)
     url = browser.current_url
     open_view(browser, url, "symbol")  # the URL is a deep link to the same view
     assert "shop.api.handle_order" in panel(browser)
@@ -204,6 +206,17 @@ def test_a_call_path_with_each_hop_and_its_code(
     chain = browser.execute_script("return window.__repolens.cy.nodes().map(n => n.data('label'))")
     assert chain == ["handle_order", "place_order", "total", "price"]
     shot(browser, "path", tmp_path)
+
+
+def test_routes_lead_to_their_handlers(
+    served: tuple[str, Path], browser: WebDriver, tmp_path: Path
+) -> None:
+    base, _ = served
+    open_view(browser, base + "#/routes", "routes")
+    assert "Routes (1)" in panel(browser) and "shop.web.create_order" in panel(browser)
+    click_link(browser, "POST /orders", "symbol")
+    assert "shop.web.create_order" in browser.find_element(By.CSS_SELECTOR, "#panel h2").text
+    shot(browser, "routes-handler", tmp_path)
 
 
 def test_a_name_made_of_markup_is_shown_as_text_and_runs_nothing(

@@ -83,7 +83,7 @@ def test_past_the_node_cap_folders_stand_for_their_files(shop: Path, tmp_path: P
     assert "collapsed" in notes and "shop/" in notes
     assert int(str(data["nodes"])) <= 3
     seen = labels(rendered(str(data["mermaid"]), tmp_path, "folded"))
-    assert "shop/ (5 files)" in seen
+    assert "shop/ (6 files)" in seen
 
 
 def test_call_neighbourhood_flow_and_path(shop: Path, tmp_path: Path) -> None:
@@ -93,6 +93,10 @@ def test_call_neighbourhood_flow_and_path(shop: Path, tmp_path: Path) -> None:
     flow = diagram(shop, "--kind", "flow", "--scope", "handle_order", "--depth", "3")
     seen = labels(rendered(str(flow["mermaid"]), tmp_path, "flow"))
     assert "price (function)" in seen and "save (function)" in seen
+    route = diagram(shop, "--kind", "flow", "--scope", "POST /orders")
+    seen = labels(rendered(str(route["mermaid"]), tmp_path, "route"))
+    assert "POST /orders (route)" in seen and "create_order (function)" in seen
+    assert '-->|"route"|' in str(route["mermaid"])  # the route leads to its handler
     path = diagram(shop, "--kind", "path", "--scope", "handle_order", "--to", "price")
     text = str(path["mermaid"])
     seen = labels(rendered(text, tmp_path, "path"))

@@ -1,10 +1,12 @@
 // The explorer's shell: routes (a URL per view), keyboard, theme, and following the index.
 import { api, clear, el, href } from "./dom.js";
 import { fit, restyle, zoomBy } from "./graph.js";
-import { showFile, showMap, showPath, showSearch, showSymbol } from "./views.js";
+import { showFile, showMap, showPath, showRoutes, showSearch, showSymbol } from "./views.js";
 
 window.__repolens = { firstRender: null, deadReady: null, renders: 0, cy: null, stamp: null };
-const VIEWS = { map: showMap, file: showFile, symbol: showSymbol, path: showPath, search: showSearch };
+const VIEWS = {
+  map: showMap, file: showFile, symbol: showSymbol, path: showPath, search: showSearch, routes: showRoutes,
+};
 const POLL_MS = 2000;
 const state = { root: "", up: null, stamp: null, rendering: null };
 
@@ -121,6 +123,7 @@ function onKey(event) {
     Backspace: () => { if (state.up) window.location.hash = state.up; },
     m: () => { window.location.hash = href("map"); },
     p: () => { window.location.hash = href("path"); },
+    r: () => { window.location.hash = href("routes"); },
     t: toggleTheme,
     "+": () => zoomBy(1.25), "=": () => zoomBy(1.25), "-": () => zoomBy(0.8), "0": fit,
   };

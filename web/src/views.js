@@ -241,3 +241,32 @@ export async function showSearch(params, state) {
   }
   state.up = href("map");
 }
+
+// --- routes ---------------------------------------------------------------------------
+
+export async function showRoutes(params, state) {
+  crumbs("", ["routes"]);
+  const data = await api("routes");
+  const body = clear(panel());
+  body.append(el("h2", { text: `Routes (${data.routes.length})` }));
+  if (!data.routes.length) body.append(el("p", { class: "note", text: "No framework routes were found in this project." }));
+  const list = el("ul", { class: "items" });
+  for (const r of data.routes) {
+    const target = r.handler ? href("symbol", { id: r.handler.id }) : href("symbol", { id: r.route.id });
+    list.append(item(`${r.method} ${r.path}`, target, badge(r.framework),
+      badge(r.handler ? r.handler.full_name : r.handler_text || "inline"), badge(where(r.route))));
+  }
+  body.append(list);
+  const nodes = [], edges = [];
+  for (const r of data.routes.slice(0, 300)) {
+    nodes.push({ data: { id: r.route.id, label: `${r.method} ${r.path}`, colour: "#888", size: 22 }, classes: "symbol root" });
+    if (r.handler) {
+      if (!nodes.some((n) => n.data.id === r.handler.id)) {
+        nodes.push({ data: { id: r.handler.id, label: r.handler.qualified_name, colour: "#888", size: 22 }, classes: "symbol" });
+      }
+      edges.push({ data: { id: `r${edges.length}`, source: r.route.id, target: r.handler.id, width: 1.5 } });
+    }
+  }
+  await draw([...nodes, ...edges], FLOW_LAYOUT, (d) => go(href("symbol", { id: d.id })));
+  state.up = href("map");
+}

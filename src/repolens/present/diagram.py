@@ -31,6 +31,7 @@ from repolens.query.filegraph import (
     fold,
     folder_scope,
 )
+from repolens.query.flow import flow
 from repolens.query.graph import (
     SymbolRef,
     callees,
@@ -43,7 +44,6 @@ from repolens.query.symbols import matching_files
 
 KINDS = ("files", "calls", "flow", "path")
 DEFAULT_MAX_NODES = 60
-FLOW_KINDS = ("routes_to", "calls", "instantiates")  # a route leads to its handler first
 CALL_KINDS = ("calls", "instantiates")
 SURE = 0.9  # edges below this confidence are drawn dashed
 _PER_NODE = 40  # neighbours read per symbol while walking
@@ -199,7 +199,7 @@ class _Link:
 
 def calls_diagram(conn: sqlite3.Connection, sym: SymbolRef, depth: int, max_nodes: int) -> Diagram:
     """``sym``'s callers and callees, ``depth`` hops each way."""
-    found, links, cut = _walk(conn, sym, depth, max_nodes * 4, both=True)
+    found, links, cut = _walk(conn, sym, depth, max_nodes * 4)
     diagram = Diagram(f"calls around {sym.full_name}, {plural(depth, 'hop')} each way", "LR")
     _draw_symbols(diagram, sym, found, links, max_nodes)
     _note_walk(diagram, conn, sym, cut)
@@ -207,12 +207,21 @@ def calls_diagram(conn: sqlite3.Connection, sym: SymbolRef, depth: int, max_node
 
 
 def flow_diagram(conn: sqlite3.Connection, sym: SymbolRef, depth: int, max_nodes: int) -> Diagram:
-    """What ``sym`` sets going: its callees, theirs, to ``depth`` (a route: its handler
-    first), edges labelled with the call site's line."""
-    found, links, cut = _walk(conn, sym, depth, max_nodes * 4, both=False)
+    """What ``sym`` sets going (``query.flow``): its callees, theirs, to ``depth``; a
+    route's handler first (or, for an inline handler, the calls on the route's lines).
+    Edges are labelled with the line of the call."""
+    result = flow(conn, sym, depth=depth, limit=max_nodes * 4)
+    found: dict[int, tuple[SymbolRef, int]] = {sym.id: (sym, 0)}
+    links = []
+    for node in result.nodes:
+        parent = sym if node.parent < 0 else result.nodes[node.parent].symbol
+        found.setdefault(node.symbol.id, (node.symbol, node.depth))
+        links.append(_Link(parent, node.symbol, node.line, node.confidence, node.edge_kind))
     diagram = Diagram(f"flow from {sym.full_name}, {plural(depth, 'hop')} deep", "TD")
     _draw_symbols(diagram, sym, found, links, max_nodes)
-    _note_walk(diagram, conn, sym, cut)
+    if result.truncated:
+        diagram.notes.append(f"the flow was cut at {plural(len(result.nodes), 'node')}")
+    _note_walk(diagram, conn, sym, 0)
     return diagram
 
 
@@ -240,21 +249,19 @@ def path_diagram(
 
 
 def _walk(
-    conn: sqlite3.Connection, root: SymbolRef, depth: int, limit: int, *, both: bool
+    conn: sqlite3.Connection, root: SymbolRef, depth: int, limit: int
 ) -> tuple[dict[int, tuple[SymbolRef, int]], list[_Link], int]:
-    """Breadth-first from ``root``: symbols found (with their hop count), the links between
-    them, and how many neighbours the ``limit`` left out."""
+    """Breadth-first from ``root`` both ways: symbols found (with their hop count), the
+    links between them, and how many neighbours the ``limit`` left out."""
     found: dict[int, tuple[SymbolRef, int]] = {root.id: (root, 0)}
     links: list[_Link] = []
     frontier = [root]
     cut = 0
-    forward_kinds = CALL_KINDS if both else FLOW_KINDS
     for level in range(1, max(depth, 1) + 1):
         nxt: list[SymbolRef] = []
         for sym in frontier:
-            hits = [(h, True) for h in callees(conn, sym, kinds=forward_kinds, limit=_PER_NODE)]
-            if both:
-                hits += [(h, False) for h in callers(conn, sym, kinds=CALL_KINDS, limit=_PER_NODE)]
+            hits = [(h, True) for h in callees(conn, sym, kinds=CALL_KINDS, limit=_PER_NODE)]
+            hits += [(h, False) for h in callers(conn, sym, kinds=CALL_KINDS, limit=_PER_NODE)]
             for hit, forward in hits:
                 other = hit.symbol
                 if other.id not in found:

@@ -199,6 +199,9 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
         return {"mode": mode, "symbols": found[:10], "hits": views.search_view(hits),
                 "note": note}  # fmt: skip
 
+    def framework_routes(conn: sqlite3.Connection, request: Request) -> dict[str, Any]:
+        return {"routes": views.routes_view(conn)}
+
     def page(request: Request) -> Response:
         if not BUNDLE.exists():
             return PlainTextResponse(BUILD_HELP, 503)
@@ -214,6 +217,7 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
         Route("/api/impact", api(impact)),
         Route("/api/path", api(path)),
         Route("/api/search", api(find)),
+        Route("/api/routes", api(framework_routes)),
         Mount("/static", StaticFiles(directory=BUILD, check_dir=False)),
     ]
     app = Starlette(routes=routes)

@@ -18,6 +18,7 @@ from typing import Any
 from repolens.mcp.source import SourceCache
 from repolens.query.filegraph import FileGraph, child_of, collapse, cycle_pairs
 from repolens.query.graph import (
+    USE_KINDS,
     EdgeHit,
     SymbolRef,
     call_path,
@@ -27,6 +28,7 @@ from repolens.query.graph import (
     possible_callers,
     unresolved_calls,
 )
+from repolens.query.routes import list_routes, routes_of
 from repolens.query.symbols import is_test_path, symbols_by_ids
 
 MAP_ENTRIES = 400  # boxes drawn for one folder; the smallest beyond are counted
@@ -161,7 +163,7 @@ def symbol_view(conn: sqlite3.Connection, root: Path, sym: SymbolRef) -> dict[st
     end = min(sym.end_line, sym.line + CODE_LINES - 1)
     code = lines[sym.line - 1 : end]
     ins = callers(conn, sym, limit=NEIGHBOURS + 1)
-    outs = callees(conn, sym, limit=NEIGHBOURS + 1)
+    outs = callees(conn, sym, kinds=(*USE_KINDS, "routes_to"), limit=NEIGHBOURS + 1)
     unknown_in = possible_callers(conn, sym, limit=20)
     unresolved = [
         u for u in unresolved_calls(conn, sym) if u["reason"] not in ("builtin", "external")
@@ -193,7 +195,12 @@ def impact_view(conn: sqlite3.Connection, sym: SymbolRef, depth: int) -> dict[st
         for h in result.hits
     ]  # fmt: skip
     tests = [h for h in hits if h["kind"] == "test" or is_test_path(str(h["file"]))]
-    routes = [h for h in hits if h["kind"] == "route"]
+    depth_of = {sym.id: 0, **{h.symbol.id: h.depth for h in result.hits}}
+    routes = []
+    for handler in [sym, *(h.symbol for h in result.hits)]:  # a route reaches its handler
+        for route in routes_of(conn, handler):
+            routes.append({**symbol_json(route), "depth": depth_of[handler.id] + 1,
+                           "handler": handler.full_name})  # fmt: skip
     return {
         "symbol": symbol_json(sym),
         "depth": depth,
@@ -231,4 +238,14 @@ def search_view(results: list[Any]) -> list[dict[str, Any]]:
          "score": round(r.score, 3), "symbol": r.symbol, "kind": r.kind,
          "language": r.language, "snippet": r.snippet.splitlines()[:8]}
         for r in results
+    ]  # fmt: skip
+
+
+def routes_view(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every route the framework rules found, with its handler when it has one."""
+    return [
+        {"route": symbol_json(hit.route), "method": hit.method, "path": hit.path,
+         "handler": symbol_json(hit.handler) if hit.handler else None,
+         "handler_text": hit.handler_text, "framework": hit.framework}
+        for hit in list_routes(conn)
     ]  # fmt: skip
