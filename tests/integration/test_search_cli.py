@@ -81,6 +81,7 @@ def test_semantic_results_once_embedded_and_keyword_only_said_before(root: Path)
     query = "is this plastic legit"  # no word of it is in the code
     assert json.loads(run(root, query, "--json")[1]) == {
         "mode": "keyword",
+        "backend": "embedded",
         "notes": ["keyword (BM25) results only: nothing is embedded yet (`repolens index`)"],
         "results": [],
     }

@@ -91,6 +91,7 @@ def search_command(
         )
         routes = matching_routes(conn, query)
     data: dict[str, Any] = {"mode": "keyword" if keyword_only else "hybrid"}
+    data["backend"] = chosen.backend.name if chosen.backend is not None else "embedded"
     notes = [n for n in (chosen.note, keyword_only, incomplete, partial) if n]
     if notes:
         data["notes"] = notes

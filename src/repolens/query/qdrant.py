@@ -127,7 +127,7 @@ class QdrantBackend:
         fused_request = models.QueryRequest(
             prefetch=prefetch if indices else prefetch[1:],
             query=models.RrfQuery(rrf=models.Rrf(k=fusion.RRF_K + 1)),
-            filter=where, limit=pool, with_payload=_META_FIELDS,
+            limit=pool, with_payload=_META_FIELDS,  # the prefetches are filtered already
         )  # fmt: skip
         dense_leg = models.QueryRequest(
             query=dense_query, using=DENSE, filter=where, limit=pool, with_payload=False
