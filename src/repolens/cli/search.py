@@ -24,7 +24,6 @@ from repolens.cli.common import (
     project_option,
 )
 from repolens.index.state import incomplete_note
-from repolens.project import Project
 
 if TYPE_CHECKING:
     from repolens.embed.base import EmbeddingProvider
@@ -65,6 +64,7 @@ def search_command(
 ) -> None:
     """Find code by meaning and by name: keyword (BM25) and semantic search, fused."""
     # here, not at module level: loading the CLI for other commands skips numpy
+    from repolens.api import query_provider
     from repolens.cli.routes import route_json
     from repolens.query.backends import choose_backend
     from repolens.query.routes import matching_routes
@@ -74,7 +74,7 @@ def search_command(
     limit = limit or project.settings.search_limit
     with open_index(project, as_json) as conn:
         chosen = choose_backend(project, conn)
-        provider, keyword_only = _dense_provider(project, conn, chosen.embedding_key)
+        provider, keyword_only = query_provider(project, conn, chosen.embedding_key)
         incomplete = incomplete_note(conn, project.data_dir)
         partial = _coverage(conn, provider) if chosen.embedding_key is None else ""
         results = search(
@@ -111,32 +111,6 @@ def result_json(result: SearchResult) -> dict[str, Any]:
         "language": result.language,
         "snippet": result.snippet,
     }
-
-
-def _dense_provider(
-    project: Project, conn: sqlite3.Connection, remote_key: str | None = None
-) -> tuple[EmbeddingProvider | None, str]:
-    """The configured provider if the index holds vectors it can be compared with; else
-    ``None`` and why the search is keyword (BM25) only. ``remote_key``: the key of a
-    remote backend's vectors, when one serves the search."""
-    from repolens.index.providers import provider_or_reason  # numpy: see search_command
-    from repolens.store.embeddings import effective_key, effective_profile
-    from repolens.store.vectors import open_matrix
-
-    provider, why = provider_or_reason(project.settings, effective_profile(conn))
-    if provider is None:
-        return None, f"keyword (BM25) results only: {why}"
-    stored = remote_key or effective_key(conn)
-    if stored is None:
-        return None, "keyword (BM25) results only: nothing is embedded yet (`repolens index`)"
-    if provider.profile.key() != stored:
-        return None, (
-            f"keyword (BM25) results only: the index is embedded with {stored}, the settings"
-            f" ask for {provider.profile.key()}; `repolens index --reembed` switches"
-        )
-    if remote_key is None and open_matrix(project.data_dir, stored) is None:
-        return None, "keyword (BM25) results only: the vectors are not ready (`repolens index`)"
-    return provider, ""
 
 
 def _coverage(conn: sqlite3.Connection, provider: EmbeddingProvider | None) -> str:
