@@ -112,6 +112,23 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {
             ("GET /photos/create", "PhotoController"),
         },
     ),
+    "rails": (
+        {
+            ("GET /", "HomeController.index"),
+            ("GET /orders", "OrdersController.index"),
+            ("GET /orders/{id}", "OrdersController.show"),
+            ("POST /orders/{id}/cancel", "OrdersController.cancel"),  # member block
+            ("GET /admin/users", "Admin.UsersController.index"),  # namespace
+            ("PATCH /admin/users/{id}", "Admin.UsersController.update"),
+            ("GET /api/status", "HealthController.show"),  # scope, to: "health#show"
+            ("GET /about", "PagesController.about"),
+        },
+        {
+            ("DELETE /orders/{id}", "OrdersController.destroy"),  # only: [:index, :show]
+            ("GET /users", "Admin.UsersController.index"),
+            ("GET /admin/users/{id}", "Admin.UsersController.index"),
+        },
+    ),
     "chi": (
         {
             ("GET /articles/", "listArticles"),
@@ -159,6 +176,7 @@ def test_web_prefix_edit_incremental_equals_full(
         ("nextjs", "GET /api/orders/{id}", "getOrder"),
         ("fastify", "PUT /v1/items/{id}", "write"),
         ("laravel", "GET /admin/reports/daily", "Order.find"),
+        ("rails", "POST /orders/{id}/cancel", "Order.cancel!"),
     ],
 )
 def test_flow_from_a_route_reaches_the_data_layer(

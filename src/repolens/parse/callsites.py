@@ -76,6 +76,7 @@ _WITH_PATH = frozenset(
         "add_parser",
         "addcommand",
         "command",
+        "root",
     ]
 )
 """Kept when the first argument is a string (``path("orders/", ...)``, ``r.Group("/v1")``)."""
@@ -109,6 +110,8 @@ _ALWAYS = frozenset(
         "scope",
         "group",
         "setglobalprefix",
+        "member",
+        "collection",
     ]
 )
 """Kept whatever their arguments: mounts and router constructors, whose prefix may be a

@@ -31,6 +31,7 @@ from repolens.resolve.frameworks import (
     laravel,
     nestjs,
     nextjs,
+    rails,
     spring,
 )
 from repolens.resolve.frameworks.facts import Facts, Route, load_sites
@@ -46,6 +47,7 @@ FRAMEWORKS: tuple[tuple[str, Callable[[Facts], list[Route]]], ...] = (
     ("spring", spring.routes),
     ("go", gohttp.routes),
     ("laravel", laravel.routes),
+    ("rails", rails.routes),
 )
 ROUTE_KIND = "route"
 ROUTES_TO = "routes_to"
