@@ -129,6 +129,17 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {
             ("GET /admin/users/{id}", "Admin.UsersController.index"),
         },
     ),
+    "rust": (
+        {
+            ("GET /shop/orders/{id}", "show_order"),  # #[get] under web::scope("/shop")
+            ("POST /shop/orders", "create_order"),
+            ("GET /health", "health"),
+            ("GET /v1/items", "list_items"),  # axum: nest("/v1", items())
+            ("POST /v1/items", "add_item"),  # get(list_items).post(add_item)
+            ("GET /version", "version"),
+        },
+        {("GET /orders/{id}", "show_order"), ("GET /items", "list_items")},
+    ),
     "chi": (
         {
             ("GET /articles/", "listArticles"),
@@ -177,6 +188,7 @@ def test_web_prefix_edit_incremental_equals_full(
         ("fastify", "PUT /v1/items/{id}", "write"),
         ("laravel", "GET /admin/reports/daily", "Order.find"),
         ("rails", "POST /orders/{id}/cancel", "Order.cancel!"),
+        ("rust", "GET /shop/orders/{id}", "load"),
     ],
 )
 def test_flow_from_a_route_reaches_the_data_layer(

@@ -112,6 +112,8 @@ _ALWAYS = frozenset(
         "setglobalprefix",
         "member",
         "collection",
+        "service",
+        "merge",
     ]
 )
 """Kept whatever their arguments: mounts and router constructors, whose prefix may be a

@@ -32,6 +32,7 @@ from repolens.resolve.frameworks import (
     nestjs,
     nextjs,
     rails,
+    rust_web,
     spring,
 )
 from repolens.resolve.frameworks.facts import Facts, Route, load_sites
@@ -48,6 +49,7 @@ FRAMEWORKS: tuple[tuple[str, Callable[[Facts], list[Route]]], ...] = (
     ("go", gohttp.routes),
     ("laravel", laravel.routes),
     ("rails", rails.routes),
+    ("rust", rust_web.routes),
 )
 ROUTE_KIND = "route"
 ROUTES_TO = "routes_to"
