@@ -103,8 +103,8 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {
             ("GET /api/orders/search", "OrderController.search"),  # routes/api.php, match()
             ("POST /api/orders/search", "OrderController.search"),
             ("GET /photos", "PhotoController.index"),  # resource: the actions it defines
-            ("GET /photos/{id}", "PhotoController.show"),
-            ("DELETE /photos/{id}", "PhotoController.destroy"),
+            ("GET /photos/{photo}", "PhotoController.show"),
+            ("DELETE /photos/{photo}", "PhotoController.destroy"),
         },
         {
             ("POST /orders", "OrderController.store"),

@@ -8,6 +8,8 @@ nested; ``routes/api.php`` is served under ``/api``. Read only in files that use
 
 from __future__ import annotations
 
+import re
+
 from repolens.resolve import members
 from repolens.resolve.frameworks.facts import (
     Facts,
@@ -33,6 +35,7 @@ _RESOURCE = (
     ("GET", "/{id}", "show"), ("GET", "/{id}/edit", "edit"), ("PUT", "/{id}", "update"),
     ("PATCH", "/{id}", "update"), ("DELETE", "/{id}", "destroy"),
 )  # fmt: skip
+_ROUTE_FILE = re.compile(r"(^|/)routes/[^/]+\.php$")
 _API_ACTIONS = frozenset({"index", "store", "show", "update", "destroy"})
 
 
@@ -53,6 +56,10 @@ def routes(facts: Facts) -> list[Route]:
 
 
 def _uses_route(facts: Facts, file_id: int) -> bool:
+    """A file that imports the facade, or a route file (``routes/web.php``), where
+    ``Route`` is the global alias older applications use without an import."""
+    if _ROUTE_FILE.search(facts.files[file_id].path):
+        return True
     return any(
         imp.module.replace("\\\\", "\\").endswith("Facades\\Route") or imp.name == "Route"
         for imp in facts.ctx.project.imports.get(file_id, ())
@@ -110,28 +117,48 @@ def _handler(facts: Facts, site: Site, value: Value) -> Sym | None:
         cls_name, method = str(name(value)).removesuffix("::class"), "__invoke"
     else:
         return None
-    cls = facts.resolve(site.file_id, site.source_id, cls_name, site.line)
-    if cls is None or cls.kind not in CLASS_KINDS:
+    cls = _class(facts, site, cls_name)
+    if cls is None:
         return None
     found = members.class_member(facts.ctx, cls, method)
     sym = found.sym if found is not None else None
     return sym if sym is not None and sym.kind in FUNCTION_KINDS else None
 
 
+def _class(facts: Facts, site: Site, text: str) -> Sym | None:
+    """The controller a name means where it is written, else the one project class of
+    that name (a route file names controllers relative to a group's ``namespace``)."""
+    cls = facts.resolve(site.file_id, site.source_id, text, site.line)
+    if cls is not None and cls.kind in CLASS_KINDS:
+        return cls
+    last = text.replace("\\", ".").rsplit(".", 1)[-1]
+    found = [s for s in facts.ctx.project.by_name.get(last, ()) if s.kind in CLASS_KINDS]
+    controllers = [s for s in found if "Controllers" in facts.files[s.file_id].path] or found
+    return controllers[0] if len(controllers) == 1 else None
+
+
 def _resource(facts: Facts, site: Site, prefix: str, args: list[Value], api: bool) -> list[Route]:
-    path, controller = string(args[0]), name(args[1])
+    path, controller = string(args[0]), name(args[1]) or string(args[1])
     if path is None or controller is None:
         return []
-    cls = facts.resolve(site.file_id, site.source_id, controller.removesuffix("::class"), site.line)
-    if cls is None or cls.kind not in CLASS_KINDS:
+    cls = _class(facts, site, controller.removesuffix("::class"))
+    if cls is None:
         return []
+    options = items(args[2]) if len(args) > 2 else []
+    only = set(strings(keyword(options, "only"))) or None
+    except_ = set(strings(keyword(options, "except")))
     out = []
     for method, tail, action in _RESOURCE:
         if api and action not in _API_ACTIONS:
             continue
+        if (only is not None and action not in only) or action in except_:
+            continue
         found = members.class_member(facts.ctx, cls, action)
         if found is None or found.sym is None:
             continue
-        full = normalise(join(prefix, path) + tail)
+        # Laravel names a resource's parameter after it: photos/{photo}
+        segment = path.rstrip("/").rsplit("/", 1)[-1]
+        singular = segment[:-3] + "y" if segment.endswith("ies") else segment.removesuffix("s")
+        full = normalise(join(prefix, path) + tail.replace("{id}", "{" + singular + "}"))
         out.append(Route(method, full, found.sym, site.file_id, site.line, site.line, "laravel"))
     return out

@@ -49,7 +49,10 @@ def routes(facts: Facts) -> list[Route]:
 def _scope(around: list[Site]) -> tuple[str, list[str]]:
     """The path prefix and controller modules the enclosing blocks give."""
     path, modules = "", list[str]()
+    resource: Site | None = None  # the innermost resources block so far
     for outer in around:
+        if outer.name == "resources":
+            resource = outer
         name = _first(outer) or ""
         if outer.name == "namespace":
             path, modules = join(path, name), [*modules, _camel(name)]
@@ -59,8 +62,8 @@ def _scope(around: list[Site]) -> tuple[str, list[str]]:
             modules = [*modules, _camel(module)] if module else modules
         elif outer.name in ("resources", "resource"):
             path = join(path, name)
-        elif outer.name == "member":
-            path = join(path, "{id}")
+        elif outer.name == "member" and resource is not None:
+            path = join(path, "{" + _param(resource) + "}")
     return path, modules
 
 
@@ -71,8 +74,9 @@ def _routes(facts: Facts, site: Site, around: list[Site]) -> list[Route]:
     if site.name in ("resources", "resource") and name:
         in_block = any(o.name in ("member", "collection") for o in around)
         if parent is not None and parent.name == "resources" and not in_block:
-            # nested: /orders/{order_id}/items
-            prefix = join(prefix, "{" + _singular(_first(parent) or "") + "_id}")
+            # nested: /orders/{order_id}/items (``param: :slug``: {article_slug})
+            nested = _singular(_first(parent) or "") + "_" + _param(parent)
+            prefix = join(prefix, "{" + nested + "}")
         return _resource(facts, site, prefix, modules, name, plural=site.name == "resources")
     if site.name == "root":
         target = string(keyword(site.args, "to")) or name
@@ -82,6 +86,8 @@ def _routes(facts: Facts, site: Site, around: list[Site]) -> list[Route]:
     target = string(keyword(site.args, "to"))
     if target is None and parent is not None:  # `post :cancel` in a member block
         target = f"{_first(parent)}#{name}"
+    if string(keyword(site.args, "on")) == "member" and parent is not None:
+        prefix = join(prefix, "{" + _param(parent) + "}")
     path = join(prefix, name)
     return _to(facts, site, _VERBS[site.name], path, target, modules)
 
@@ -100,6 +106,7 @@ def _resource(
             if action == "index":
                 continue
             tail = tail.replace("/{id}", "")
+        tail = tail.replace("{id}", "{" + _param(site) + "}")
         handler = _action(facts, controller, action)
         if handler is not None:
             path = normalise(join(prefix, name) + tail)
@@ -135,6 +142,11 @@ def _action(facts: Facts, controller: Sym | None, action: str) -> Sym | None:
         return None
     defs = facts.ctx.project.members.get(controller.id, {}).get(action, [])
     return defs[-1] if defs and defs[-1].kind in FUNCTION_KINDS else None
+
+
+def _param(resource: Site) -> str:
+    """The name of a resource's id segment (``param: :slug``; ``id`` by default)."""
+    return string(keyword(resource.args, "param")) or "id"
 
 
 def _first(site: Site) -> str | None:
