@@ -60,7 +60,11 @@ def serve_command(project_path: Path | None, http: str | None, links: tuple[Path
     err_console().print(f"repolens MCP server for {project.root} on {where}")
     try:
         if address is None:
-            app.run("stdio")
+            import anyio
+
+            from repolens.mcp.frames import serve_stdio
+
+            anyio.run(serve_stdio, app)
         else:
             app.run("streamable-http", host=address[0], port=address[1])
     except KeyboardInterrupt:

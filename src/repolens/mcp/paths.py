@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
+MAX_PATH_BYTES = 4096  # PATH_MAX on Linux
+MAX_NAME_BYTES = 255  # NAME_MAX on every common file system
 
 
 class PathError(ValueError):
@@ -31,6 +33,7 @@ def confine(root: Path, user_path: str) -> str:
     text = user_path.strip().replace("\\", "/")
     if "\x00" in text:
         raise PathError("path contains a NUL byte")
+    _check_length(text)
     root = Path(root)
     real_root = _resolve(root)
     if text.startswith("/"):
@@ -64,6 +67,16 @@ def confine_glob(root: Path, pattern: str) -> str:
     if ".." in rest.split("/"):
         raise PathError(f"'{pattern}': '..' is not allowed inside a glob")
     return prefix + partial + rest
+
+
+def _check_length(text: str) -> None:
+    """No file system takes a longer path or name; refused here, such a path would fail
+    with ENAMETOOLONG wherever it was next used."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) > MAX_PATH_BYTES:
+        raise PathError(f"path is too long ({len(encoded)} bytes; at most {MAX_PATH_BYTES})")
+    if any(len(part) > MAX_NAME_BYTES for part in encoded.split(b"/")):
+        raise PathError(f"a name in the path is longer than {MAX_NAME_BYTES} bytes")
 
 
 def _relative_to_root(path: Path, root: Path, real_root: Path, shown: str) -> str:

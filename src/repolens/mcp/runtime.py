@@ -149,8 +149,9 @@ class Runtime:
                 continue
             return handle
         known = ", ".join(str(h.root) for h in self.handles())
+        shown = project_path if len(project_path) <= 200 else f"{project_path[:200]}…"
         raise ToolInputError(
-            f"projectPath '{project_path}' is not a project this server serves (known: {known});"
+            f"projectPath '{shown}' is not a project this server serves (known: {known});"
             " start `repolens serve --project PATH` (or --link PATH) for another one"
         )
 

@@ -23,6 +23,7 @@ from pydantic import Field
 from repolens.config import ConfigError
 from repolens.mcp.paths import PathError
 from repolens.mcp.runtime import Runtime, ToolInputError
+from repolens.oserrors import advice, describe
 from repolens.present.diagram import DiagramError
 from repolens.present.symbols import label
 from repolens.project import ProjectError
@@ -123,8 +124,10 @@ def explain(exc: Exception) -> str:
     plain = (PathError, ToolInputError, DiagramError, StoreError, ConfigError, ProjectError)
     if isinstance(exc, plain):
         return str(exc)
-    if isinstance(exc, sqlite3.OperationalError):
+    if isinstance(exc, sqlite3.OperationalError) and not advice(exc):
         return f"the index could not be read ({exc}); if indexing is running, ask again shortly"
+    if isinstance(exc, (OSError, sqlite3.OperationalError)) and advice(exc):
+        return describe(exc)  # the machine said no (a full disk...): no traceback to log
     log.exception("tool failed")
     return f"internal error ({type(exc).__name__}: {exc}); the server is still running"
 

@@ -12,7 +12,7 @@ import time
 from typing import Annotated, Any
 
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from repolens.index.extensions import parse_extra_extensions
 from repolens.index.lock import request_stop, writer_status
@@ -126,7 +126,8 @@ class IndexTools:
     @tool("remove", "Delete the index", read_only=False, destructive=True, idempotent=True)
     def remove(
         self,
-        confirm: Annotated[bool, Field(description="Must be true: the index is deleted.")],
+        # strict: lax validation reads "yes", "1" and 1 as True, and this one deletes
+        confirm: Annotated[StrictBool, Field(description="Must be true: the index is deleted.")],
         projectPath: ProjectPath = None,
     ) -> str:
         """Delete the project's index (its data directory); the code is not touched. Stops
