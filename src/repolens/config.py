@@ -218,7 +218,10 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("ignore", (), _string_list, "a list of gitignore-style patterns",
                 "Extra ignore patterns on top of .gitignore and .repolensignore."),
     SettingSpec("workers", 0, _non_negative_int, "0 (one per core) or a positive number",
-                "Processes that parse and resolve (1: one process, least memory)."),
+                "Processes that parse and resolve (1: one process, least memory);"
+                " at most one per usable core unless force_workers."),
+    SettingSpec("force_workers", False, _bool, "true or false",
+                "Start `workers` processes even where there are fewer usable cores."),
     SettingSpec("embed_provider", "local", _choice("local", "ollama", "openai", "gemini", "none"),
                 "local, ollama, openai, gemini or none", "Embedding provider for semantic search."),
     SettingSpec("embed_runtime", "auto", _runtime,

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from repolens.config import load_settings
-from repolens.project import open_project
+from conftest import IndexTree
+from repolens.config import load_settings, usable_cores
+from repolens.index.pipeline import worker_count
+from repolens.project import Project, open_project
+from repolens.query.symbols import SymbolLookupError, find_symbol, search_symbols
 
 
 def test_a_relative_data_dir_is_taken_from_the_project_root(
@@ -23,3 +26,39 @@ def test_a_relative_data_dir_is_taken_from_the_project_root(
     assert project.data_dir.parent == (tmp_path / "store").resolve()
     assert project.data_dir.is_dir()
     assert not (tmp_path / "a" / "store").exists()
+
+
+def test_a_backslash_and_a_colon_in_a_path_are_characters_of_the_name(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "back\\slash.py").write_text("def in_backslash():\n    return 1\n")
+    (tmp_path / "dir:x").mkdir()
+    (tmp_path / "dir:x" / "a.py").write_text("def in_colon():\n    return 2\n")
+    (tmp_path / "b.rs").write_text("struct Foo;\nimpl Foo {\n    fn bar(&self) {}\n}\n")
+    conn = index_tree(tmp_path)
+    try:
+        found = search_symbols(conn, "", file="pkg/back\\slash.py")
+        assert [ref.name for ref in found if ref.kind == "function"] == ["in_backslash"]
+        assert find_symbol(conn, "dir:x/a.py:in_colon").file == "dir:x/a.py"
+        assert find_symbol(conn, "dir:x/a.py:1").name == "in_colon"
+        assert find_symbol(conn, "b.rs:Foo::bar").name == "bar"  # '::' is not a path's end
+        with pytest.raises(SymbolLookupError, match=r"no indexed file matches 'nowhere\.py'"):
+            find_symbol(conn, "nowhere.py:f")
+    finally:
+        conn.close()
+
+
+def make_project(root: Path, **settings: str) -> Project:
+    env = {f"REPOLENS_{key.upper()}": value for key, value in settings.items()}
+    return open_project(root, load_settings(root, environ=env))
+
+
+def test_workers_past_the_usable_cores_are_capped_unless_forced(tmp_path: Path) -> None:
+    cores = usable_cores()
+    asked = cores + 46
+    assert worker_count(make_project(tmp_path, workers=str(asked))) == cores
+    assert worker_count(make_project(tmp_path, workers="1")) == 1
+    assert worker_count(make_project(tmp_path)) == cores
+    forced = make_project(tmp_path, workers=str(asked), force_workers="true")
+    assert worker_count(forced) == asked

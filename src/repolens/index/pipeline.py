@@ -129,9 +129,14 @@ def _task(project: Project, found: DiscoveredFile, known: Stored | None) -> File
                     project.settings.chunk_max_lines)  # fmt: skip
 
 
-def _workers(project: Project) -> int:
-    """Processes for parsing and resolving: the setting, else one per usable core."""
-    return int(project.settings.workers) or usable_cores()
+def worker_count(project: Project) -> int:
+    """Processes for parsing and resolving: the setting, else one per usable core. More
+    processes than cores only contend for them (``REPOLENS_WORKERS=48`` on two cores
+    started 49 processes), so the setting is capped at the usable cores unless forced."""
+    wanted = int(project.settings.workers)
+    if not wanted:
+        return usable_cores()
+    return wanted if project.settings.force_workers else min(wanted, usable_cores())
 
 
 def _pending(conn: sqlite3.Connection, key: str = PENDING_KEY) -> set[int]:
@@ -316,7 +321,7 @@ def _store_all(
     stop: StopCheck,
 ) -> None:
     """Process and store ``tasks`` batch by batch, checking for a stop after each."""
-    workers = _workers(project)
+    workers = worker_count(project)
     done = 0
     with closing(process_all(tasks, workers)) as results:
         while stored := _store_batch(conn, results, BATCH_SIZE, report):
@@ -360,7 +365,7 @@ def _resolve_pending(
         if progress:
             progress("resolve", 0, len(ids | exact))
         total = conn.execute("SELECT count(*) FROM files").fetchone()[0]
-        workers = _workers(project)
+        workers = worker_count(project)
         init = functools.partial(init_worker, os.getpid(), True)
         if len(ids | exact) >= total:
             stats = resolve(conn, project.root, workers=workers, worker_init=init)

@@ -152,15 +152,35 @@ def rank_key(ref: SymbolRef) -> tuple[int, int, int, str, int]:
 
 def matching_files(conn: sqlite3.Connection, file: str) -> list[str]:
     """Indexed paths equal to ``file`` or ending with ``/file`` (a path suffix)."""
-    wanted = file.replace("\\", "/").removeprefix("./").strip("/")
-    exact = conn.execute("SELECT path FROM files WHERE path = ?", (wanted,)).fetchall()
-    if exact:
-        return [str(exact[0][0])]
-    pattern = "%/" + _escape_like(wanted)
-    rows = conn.execute(
-        "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY path", (pattern,)
-    ).fetchall()
-    return [str(r[0]) for r in rows]
+    literal = file.removeprefix("./").strip("/")
+    # as typed first: on POSIX a backslash is a character of the name (pkg/back\\slash.py);
+    # then as a Windows separator
+    for wanted in dict.fromkeys((literal, literal.replace("\\", "/"))):
+        exact = conn.execute("SELECT path FROM files WHERE path = ?", (wanted,)).fetchall()
+        if exact:
+            return [str(exact[0][0])]
+        pattern = "%/" + _escape_like(wanted)
+        rows = conn.execute(
+            "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY path", (pattern,)
+        ).fetchall()
+        if rows:
+            return [str(r[0]) for r in rows]
+    return []
+
+
+def _split_path_query(conn: sqlite3.Connection, text: str) -> tuple[str, str] | None:
+    """``path:Name`` (or ``path:LINE``) split where the path part names an indexed file,
+    so a path holding ``:`` (``dir:x/a.py:Name``) splits at the right colon, and
+    ``a.rs:Foo::bar`` keeps its ``::``. Without such a file, the first colon after
+    something path-like, so that the error names the path that matched nothing."""
+    for index in [i for i, char in enumerate(text) if char == ":"][::-1]:
+        path, rest = text[:index], text[index + 1 :]
+        if not rest or rest.startswith(":") or path.endswith(":"):
+            continue
+        if ("/" in path or "." in path) and matching_files(conn, path):
+            return path, rest
+    match = _PATH_QUERY.match(text)
+    return (match["path"], match["rest"]) if match else None
 
 
 def find_symbol(
@@ -175,9 +195,9 @@ def find_symbol(
     if not text:
         raise SymbolLookupError("empty symbol name")
     route = ROUTE_QUERY.match(text)
-    path_match = None if route else _PATH_QUERY.match(text)
+    path_match = None if route or ":" not in text else _split_path_query(conn, text)
     if path_match and file is None:
-        file, text = path_match["path"], path_match["rest"].strip()
+        file, text = path_match[0], path_match[1].strip()
         if text.isdigit():
             return _symbol_at_line(conn, file, int(text), kind)
     paths = matching_files(conn, file) if file else None
