@@ -1,4 +1,5 @@
-"""Reading a file the project holds: only a regular file, only so much, only inside the root.
+"""Reading a file the project holds: only a regular file, only so much, only inside the root;
+and its text, whatever Unicode encoding its byte-order mark names.
 
 A path is checked and then read, and between the two anything can change: a file that was
 regular when discovery vetted it can be a symlink to ``/etc/passwd`` by the time a parser
@@ -10,6 +11,7 @@ moment before.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -82,3 +84,26 @@ def descriptor_path(fd: int, opened_as: str | Path) -> str:
 def inside(path: str, root_real: str) -> bool:
     """Whether the real path ``path`` lies within the real path ``root_real``."""
     return path == root_real or path.startswith(root_real.rstrip("/") + "/")
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """Text for chunking, and a note when the bytes were not valid UTF-8 (nothing is
+    dropped: undecodable bytes become U+FFFD so line numbers stay right). A UTF-16 or
+    UTF-32 file says so with its byte-order mark (editors on Windows write them)."""
+    wide = wide_encoding(data)
+    if wide:
+        return data.decode(wide, errors="replace"), ""
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", errors="replace"), f"not valid UTF-8 ({exc.reason})"
+
+
+def wide_encoding(data: bytes) -> str:
+    """``utf-32``/``utf-16`` when ``data`` opens with that byte-order mark, else ``""``.
+    UTF-32's little-endian mark begins with UTF-16's, so it is tried first."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return ""

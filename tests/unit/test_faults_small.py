@@ -62,3 +62,21 @@ def test_workers_past_the_usable_cores_are_capped_unless_forced(tmp_path: Path) 
     assert worker_count(make_project(tmp_path)) == cores
     forced = make_project(tmp_path, workers=str(asked), force_workers="true")
     assert worker_count(forced) == asked
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_utf16_source_with_its_mark_is_decoded_not_skipped_as_binary(
+    tmp_path: Path, index_tree: IndexTree, encoding: str
+) -> None:
+    text = "def wide_function():\n    return 'é'\n\n\ndef caller():\n    return wide_function()\n"
+    mark = "\ufeff" if encoding == "utf-16-be" else ""  # utf-16/32 write their own mark
+    (tmp_path / "wide.py").write_bytes((mark + text).encode(encoding))
+    conn = index_tree(tmp_path)
+    try:
+        found = find_symbol(conn, "wide_function")
+        assert (found.file, found.line) == ("wide.py", 1)
+        assert find_symbol(conn, "caller").line == 5
+        match = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'wide_function'"
+        assert conn.execute(match).fetchone()[0] >= 1
+    finally:
+        conn.close()

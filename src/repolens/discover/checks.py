@@ -8,6 +8,7 @@ one bad file never stops a walk.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import re
@@ -41,6 +42,16 @@ _SOURCE_MAP = re.compile(rb"\s*(?://|/\*)[#@] sourceMappingURL=")
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+_WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _narrow_head(head: bytes) -> bytes:
+    """A UTF-16/32 head as UTF-8, for the content checks (a cut last character is
+    dropped). The parse worker decodes the whole file the same way."""
+    encoding = "utf-32" if head.startswith(_WIDE_BOMS[:2]) else "utf-16"
+    return head.decode(encoding, errors="ignore").encode("utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +151,8 @@ def _read_checked(ctx: Context, rel: str, fd: int, language: str | None) -> Disc
     if info.st_size > ctx.options.max_file_size:
         return "too_large"
     head = os.read(fd, HEAD_BYTES) if info.st_size else b""
+    if head.startswith(_WIDE_BOMS):  # UTF-16/32 text: NULs in every other byte, not binary
+        head = _narrow_head(head)
     if b"\0" in head:
         return "binary"
     language = language or detect_language(rel, head, ctx.options.extra_extensions)

@@ -34,7 +34,7 @@ from repolens.parse.chunk import MAX_LINES, Chunk, chunk_file
 from repolens.parse.languages import PARSED_LANGUAGES
 from repolens.parse.model import ParsedFile
 from repolens.parse.registry import load_grammars
-from repolens.readfile import read_regular
+from repolens.readfile import decode, read_regular, wide_encoding
 from repolens.store.chunks import tokenized
 from repolens.store.graph import FileRecord, GraphRows, graph_rows
 
@@ -117,15 +117,6 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def decode(data: bytes) -> tuple[str, str]:
-    """Text for chunking, and a note when the bytes were not valid UTF-8 (nothing is
-    dropped: undecodable bytes become U+FFFD so line numbers stay right)."""
-    try:
-        return data.decode("utf-8"), ""
-    except UnicodeDecodeError as exc:
-        return data.decode("utf-8", errors="replace"), f"not valid UTF-8 ({exc.reason})"
-
-
 def _parse_status(parsed: ParsedFile) -> str:
     """ok; partial (syntax errors, or a line-level outline when the grammar is missing);
     failed (nothing could be extracted)."""
@@ -165,12 +156,13 @@ def _process(task: FileTask, parse: bool = True) -> FileResult:
     if digest == task.known_hash:
         return FileResult(task, "unchanged")
     text, note = decode(data)
+    source = text.encode("utf-8") if wide_encoding(data) else data  # the parsers read UTF-8
     parsed: ParsedFile | None = None
     status = "text"
     if task.language in PARSED_LANGUAGES and not parse:
         status, note = "failed", "; ".join(part for part in (note, CRASHED) if part)
     elif task.language in PARSED_LANGUAGES:  # a failed grammar is reported by parse_source
-        parsed = parse_source(task.path, task.language, data)
+        parsed = parse_source(task.path, task.language, source)
         status = _parse_status(parsed)
         note = "; ".join(part for part in (note, parsed.error) if part)
     line_count = parsed.line_count if parsed else text.count("\n") + 1

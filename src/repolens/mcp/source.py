@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from repolens.mcp.paths import PathError, confine
-from repolens.readfile import read_regular_stat
+from repolens.readfile import decode, read_regular_stat
 
 MAX_READ_BYTES = 4_000_000
 
@@ -39,7 +39,7 @@ class SourceCache:
             data, stat = read_regular_stat(self.root / relative, MAX_READ_BYTES, self._real_root)
         except (PathError, OSError):
             return None
-        text = data.decode("utf-8", errors="replace")
+        text = decode(data)[0]
         self._check_fresh(path, stat.st_mtime_ns, stat.st_size)
         return text.splitlines()
 
