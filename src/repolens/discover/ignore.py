@@ -36,6 +36,10 @@ BUILTIN_DIRS = frozenset(
 # Output and venv names that are also real Python package names (pypa's ``build``, the
 # stdlib's ``venv``): dropped unless they hold an ``__init__.py``.
 AMBIGUOUS_DIRS = frozenset({"dist", "build", "target", "out", "venv"})
+# The file whose presence decides whether such a folder counts (and ``env``'s, which is a
+# virtualenv only when it holds ``pyvenv.cfg``): creating or deleting it changes the
+# verdict on every file below, which a watcher must then look at again.
+DIR_MARKERS = {"env": "pyvenv.cfg", **{name: "__init__.py" for name in AMBIGUOUS_DIRS}}
 # Lockfiles (generated, huge, never what a question is about) and a ``.git`` file (worktrees).
 IGNORED_FILES = frozenset(
     {"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Cargo.lock", "uv.lock",
@@ -148,6 +152,25 @@ def builtin_ignored(name: str, is_dir: bool, abs_path: str) -> bool:
     if name in AMBIGUOUS_DIRS:
         return not os.path.isfile(os.path.join(abs_path, "__init__.py"))
     return False
+
+
+def under_marked_dir(rel: str) -> bool:
+    """Whether ``rel`` lies below a folder named in ``DIR_MARKERS``: it may be ignored
+    now and kept a moment later (or the reverse), so an event there must reach the
+    update, which knows what the index holds, rather than be dropped as ignored. (A
+    polling watcher still does not enter such a folder while it is ignored: when it
+    comes to count, its files appear at the next scan, and when it stops counting they
+    disappear from it, both as events below it.)"""
+    return any(part in DIR_MARKERS for part in rel.split("/")[:-1])
+
+
+def marked_dir_of(rel: str) -> str | None:
+    """The folder whose verdict ``rel`` decides (``pkg/build`` for
+    ``pkg/build/__init__.py``), or ``None`` when ``rel`` is no folder's marker."""
+    folder, _, name = rel.rpartition("/")
+    if folder and DIR_MARKERS.get(folder.rpartition("/")[2]) == name:
+        return folder
+    return None
 
 
 def _first_decision(stack: Stack, key: str, git: bool) -> bool | None:

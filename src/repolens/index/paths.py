@@ -3,6 +3,8 @@
 The watcher and ``repolens update --file`` name paths, not files: a path may be outside
 the project or inside its data dir (ignored), a file, a directory moved in (every file
 below it that ignore rules keep), or a directory moved away (every stored file below it).
+The marker that decides whether a ``build/`` or ``dist/`` folder counts stands for that
+whole folder.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from repolens.discover import DiscoveryOptions, is_ignored_path
+from repolens.discover.ignore import marked_dir_of
 from repolens.project import Project
 
 
@@ -40,6 +43,9 @@ def expand_paths(
         rel = relative_path(project, raw)
         if rel is None:
             continue
+        folder = marked_dir_of(rel)
+        if folder is not None:  # `build/__init__.py` came or went: all of `build/` may move
+            out |= set(expand_paths(project, conn, [folder], options))
         absolute = project.root / rel
         if absolute.is_dir() and not absolute.is_symlink():
             out |= _walk(project.root, rel, options)

@@ -14,8 +14,10 @@ request (``repolens watch`` or the MCP tool), ``off`` never.
 
 from __future__ import annotations
 
+import os
 import queue
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -26,7 +28,7 @@ from typing import Any
 from watchfiles._rust_notify import RustNotify
 
 from repolens.discover import is_ignored_path
-from repolens.discover.ignore import GITIGNORE, REPOLENSIGNORE
+from repolens.discover.ignore import GITIGNORE, REPOLENSIGNORE, under_marked_dir
 from repolens.index import lock
 from repolens.index.extensions import with_remembered
 from repolens.index.paths import relative_path
@@ -40,6 +42,7 @@ from repolens.index.pipeline import (
 )
 from repolens.index.poll import poll
 from repolens.project import Project
+from repolens.readfile import descriptor_path
 
 RESCAN_NAMES = frozenset({GITIGNORE, REPOLENSIGNORE})
 MAX_ATTEMPTS = 3  # a batch that fails this often is dropped (and reported), not retried forever
@@ -95,6 +98,7 @@ class Watcher:
         self._thread = threading.Thread(target=self._feed, name="repolens-watch", daemon=True)
         self.error: BaseException | None = None
         self.polling_because = ""  # why the OS watcher gave way to polling, if it did
+        self._own_output = own_output(project)
 
     def start(self) -> None:
         self._thread.start()
@@ -119,8 +123,16 @@ class Watcher:
                 return paths
 
     def _keep(self, path: str) -> bool:
+        """Whether an event at ``path`` can change the index. Not the index's own files,
+        nor what this process writes (``repolens watch --json > log`` inside the root
+        would otherwise feed on its own output), nor ignored paths, except those below a
+        folder whose verdict a marker file decides (``under_marked_dir``)."""
         rel = relative_path(self.project, path)
-        return rel is not None and not is_ignored_path(self.project.root, rel, self._discovery)
+        if rel is None or rel in self._own_output:
+            return False
+        return under_marked_dir(rel) or not is_ignored_path(
+            self.project.root, rel, self._discovery
+        )
 
     def _feed(self) -> None:
         """Run the OS watcher; when it cannot start (inotify watch limit, a filesystem
@@ -169,6 +181,20 @@ class Watcher:
     @property
     def alive(self) -> bool:
         return self._thread.is_alive()
+
+
+def own_output(project: Project) -> set[str]:
+    """Root-relative paths of the files this process's stdout and stderr write to."""
+    paths = set()
+    for fd in (1, 2):
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                rel = relative_path(project, descriptor_path(fd, f"/dev/fd/{fd}"))
+                if rel is not None:
+                    paths.add(rel)
+        except OSError:
+            continue  # closed, or a kind of file no event can come from
+    return paths
 
 
 def watch_project(
