@@ -94,3 +94,19 @@ def test_a_misspelt_mode_is_not_taken_for_a_path(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "repolens", "config", "--project",
                            str(tmp_path)], env=env, capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 1 and "REPOLENS_AUTO_RESUME" in done.stderr
+
+
+async def test_answers_from_an_index_left_interrupted_say_so(tmp_path: Path) -> None:
+    """Not resumed (``auto_resume = off``), an interrupted index answers, and every answer
+    says it may miss code; a symbol it lacks is "not found" with the same caveat."""
+    project = interrupted_project(tmp_path, "main")
+    (project / ".repolens.toml").write_text('auto_resume = "off"\n')
+    args = ["-m", "repolens", "serve", "--project", str(project)]
+    params = StdioServerParameters(command=sys.executable, args=args, env=ENV)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        found = await session.call_tool("callers", {"symbol": "main_entry"})
+        missing = await session.call_tool("callers", {"symbol": "not_indexed_yet"})
+    caveat = "the index is incomplete (an interrupted run): results may miss code"
+    assert not found.is_error and caveat in found.content[0].text  # type: ignore[union-attr]
+    assert missing.is_error and caveat in missing.content[0].text  # type: ignore[union-attr]

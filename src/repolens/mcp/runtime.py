@@ -22,6 +22,7 @@ from repolens.index.background import BackgroundIndexer, stored_profile
 from repolens.index.embedding import coverage_note, embedded_share
 from repolens.index.lock import writer_status
 from repolens.index.providers import provider_or_reason
+from repolens.index.state import needs_resume
 from repolens.index.status import embedding_status
 from repolens.index.watcher import watch_allowed
 from repolens.mcp.paths import PathError, confine
@@ -97,7 +98,18 @@ class ProjectHandle:
         writer = writer_status(self.project.data_dir)
         if writer is not None:
             return f"{writer['role']} (pid {writer['pid']}) is updating the index"
+        if self.indexed() and self._interrupted():
+            return (
+                "the index is incomplete (an interrupted run): results may miss code; call `update`"
+            )
         return ""
+
+    def _interrupted(self) -> bool:
+        try:
+            with self.reader() as conn:
+                return needs_resume(conn)
+        except (ToolInputError, sqlite3.Error):
+            return False
 
     def provider(self) -> tuple[Any, str]:
         """The project's embedding provider (made once; the model loads on first use), or

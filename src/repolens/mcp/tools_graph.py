@@ -48,6 +48,7 @@ from repolens.query.analysis import file_deps
 from repolens.query.explore import explore as explore_names
 from repolens.query.graph import (
     FILE_KIND,
+    SymbolLookupError,
     SymbolRef,
     callees,
     callers,
@@ -82,9 +83,18 @@ def lookup(
     file: str | None,
     kind: str | None,
 ) -> SymbolRef:
-    """The one symbol meant, with every path argument confined."""
+    """The one symbol meant, with every path argument confined. Not found in an index
+    still being written or left incomplete, the error says so."""
     query = symbol_arg(handle.root, symbol)
-    return find_symbol(conn, query, file=confine(handle.root, file) if file else None, kind=kind)
+    try:
+        return find_symbol(
+            conn, query, file=confine(handle.root, file) if file else None, kind=kind
+        )
+    except SymbolLookupError as exc:
+        partial = handle.progress_note() if exc.kind == "not_found" else ""
+        if not partial:
+            raise
+        raise SymbolLookupError(f"{exc.message} ({partial})", exc.candidates) from None
 
 
 class GraphTools(ToolGroup):
