@@ -101,3 +101,42 @@ def test_source_shown_to_an_agent_is_read_inside_the_root_only(tmp_path: Path) -
     assert cache("b.py") is None
     os.mkfifo(root / "c.py")
     assert cache("c.py") is None  # and returns at once
+
+
+def test_pathologically_deep_code_is_extracted_to_a_depth_and_reported(tmp_path: Path) -> None:
+    """``z = f(f(...))`` thousands deep made tree-sitter's query matching quadratic (a
+    60 KB file: 76 s). Matches start no deeper than ``MAX_MATCH_DEPTH`` levels, and the
+    file is stored as partial with the reason."""
+    depth = 3000
+    (tmp_path / "deep.py").write_text("z = " + "f(" * depth + "1" + ")" * depth + "\n")
+    (tmp_path / "chain.py").write_text("z = " + " + ".join(["a"] * depth) + "\n")
+    (tmp_path / "ok.py").write_text("def f(x):\n    return f(x)\n")
+    project = make_project(tmp_path)
+    conn = connect(project.db_path)
+    try:
+        index_project(project, conn)
+        rows = dict(conn.execute("SELECT path, parse_status || ': ' || parse_error FROM files"))
+        calls = conn.execute("SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id"
+                             " WHERE f.path = 'deep.py'").fetchone()[0]  # fmt: skip
+    finally:
+        conn.close()
+    for path in ("deep.py", "chain.py"):
+        assert rows[path].startswith("partial: ") and "nested deeper than" in rows[path]
+    assert rows["ok.py"] == "ok: "
+    assert 0 < calls < depth  # the outer calls are kept, the innermost are not extracted
+
+
+def test_the_depth_check_enters_only_subtrees_deep_enough(tmp_path: Path) -> None:
+    from tree_sitter import Parser
+
+    from repolens.parse.extract import MAX_MATCH_DEPTH, deeper_than
+    from repolens.parse.registry import get_grammar
+
+    grammar = get_grammar("python")
+    assert grammar is not None
+    parser = Parser(grammar.language)
+    source = Path(__file__).read_bytes()  # real code, a few levels deep
+    assert not deeper_than(parser.parse(source).root_node, MAX_MATCH_DEPTH)
+    assert deeper_than(parser.parse(source).root_node, 5)
+    nested = ("z = " + "f(" * 600 + ")" * 600 + "\n").encode()  # two levels per call
+    assert deeper_than(parser.parse(nested).root_node, MAX_MATCH_DEPTH)

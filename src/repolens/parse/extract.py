@@ -55,6 +55,14 @@ _POSITION = attrgetter("line", "col")
 _REF_MAX = 120  # bytes: longer "names" passed as values are expressions, not callbacks
 _PATH_MODES = frozenset({CALL_RESULT, CALL_ELEMENT, ELEMENT_OF, VALUE_OF, SECOND_RESULT})
 RETURN = "return"  # the name a function's own `return` statement binds (see ``binding``)
+MAX_MATCH_DEPTH = 1000
+"""Deepest level at which a query match may start. Real code nests 20 to 40 levels; a
+generated ``f(f(f(...)))`` 30,000 calls deep made tree-sitter's matching quadratic (76 s
+for one 60 KB file). Below this depth nothing is extracted, and the file says so (DEEP)."""
+DEEP = (
+    f"extraction partial: nested deeper than {MAX_MATCH_DEPTH} syntax levels;"
+    " what lies deeper is not extracted"
+)
 
 
 def parse_source(path: str, language: str, source: bytes) -> ParsedFile:
@@ -92,6 +100,22 @@ def _decorating(call: Node) -> bool:
     return parent is not None and parent.type in ("decorator", "attribute_item", "annotation")
 
 
+def deeper_than(root: Node, limit: int) -> bool:
+    """Whether a node of the tree lies more than ``limit`` levels below ``root``, found
+    without walking the tree: a subtree of ``n`` nodes reaches at most ``n - 1`` levels
+    below its top, so only subtrees large enough to reach the limit are entered (a few
+    hundred nodes of a large file, where a walk visits every one of its 100,000)."""
+    pending = [(root, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > limit:
+            return True
+        for child in node.children:
+            if depth + child.descendant_count > limit:  # its deepest: depth + 1 + (count - 1)
+                pending.append((child, depth + 1))
+    return False
+
+
 def _line_count(source: bytes) -> int:
     if not source:
         return 0
@@ -103,7 +127,11 @@ def _role_matches(grammar: Grammar, src: bytes, root: Node, out: ParsedFile) -> 
     those their hook gives; the top-level query's patterns can only start at ``root``
     (see ``LanguageSpec.top_query``)."""
     roles, expand = grammar.roles, grammar.spec.expand
-    for pattern, caps in QueryCursor(grammar.query).matches(root):
+    cursor = QueryCursor(grammar.query)
+    cursor.set_max_start_depth(MAX_MATCH_DEPTH)  # see MAX_MATCH_DEPTH
+    if deeper_than(root, MAX_MATCH_DEPTH):
+        out.error = out.error or DEEP
+    for pattern, caps in cursor.matches(root):
         role = roles[pattern]
         if role != "expand" or expand is None:
             yield role, caps
