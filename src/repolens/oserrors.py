@@ -23,6 +23,7 @@ _ADVICE = {
     errno.EISDIR: "it is a folder where a file belongs: move it away, or run `repolens remove`",
     errno.ENOTDIR: "a file stands where a folder belongs: move it away",
     errno.ENAMETOOLONG: "the path is too long",
+    errno.EIO: "the disk may be full or failing: check its free space and run again",
 }
 _SQLITE_ADVICE = (
     ("database or disk is full", errno.ENOSPC),

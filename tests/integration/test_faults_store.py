@@ -195,3 +195,33 @@ def test_an_index_file_that_is_a_folder_is_a_clear_error(tmp_path: Path) -> None
     (root / ".repolens" / "index.db").mkdir(parents=True)
     for command in (("status",), ("index", "--no-embed"), ("search", "f1")):
         assert_clear_failure(run(*command, cwd=root), "is a folder")
+
+
+def _fill(disk: Path, leave_kib: int) -> None:
+    """Fill ``disk`` but for about ``leave_kib`` KiB."""
+    info = os.statvfs(disk)
+    free_kib = info.f_bavail * info.f_frsize // 1024
+    with (disk / "filler").open("wb") as filler:
+        filler.truncate(0)
+        for _ in range(max(free_kib - leave_kib, 0)):
+            filler.write(b"\0" * 1024)
+
+
+def test_embedding_onto_a_full_disk_is_a_clear_error_and_the_index_is_kept(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    for n in range(150):  # enough chunks that their vectors outgrow what is left
+        (root / "pkg" / f"m{n}.py").write_text(
+            f"def function_{n}(value):\n    '''Compute thing {n}.'''\n    return value * {n}\n"
+        )
+    with tiny_disk(tmp_path / "disk", "3m") as disk:
+        env = {**os.environ, "REPOLENS_DATA_DIR": str(disk / "data")}
+        env.pop("REPOLENS_EMBED_PROVIDER", None)  # the real packaged model
+        assert run("index", "--no-embed", cwd=root, env=env).returncode == 0
+        before = _counts(disk / "data")
+        _fill(disk, 120)
+        done = run("index", cwd=root, env=env)
+        assert_clear_failure(done, "embedding failed", "disk is full")
+        assert _counts(disk / "data") == before

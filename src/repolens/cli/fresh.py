@@ -37,6 +37,7 @@ from repolens.cli.common import (
     stop_on_interrupt,
 )
 from repolens.index import lock
+from repolens.oserrors import describe
 from repolens.project import Project
 
 if TYPE_CHECKING:
@@ -312,6 +313,8 @@ def _embed(
         return {"skipped": note}
     try:
         return embedder(stop)
+    except (OSError, sqlite3.Error) as exc:  # a full disk: say what to do, not the errno
+        fail(f"index updated; embedding failed: {describe(exc)}", as_json)
     except Exception as exc:  # the graph and keyword index are already updated
         fail(f"index updated; embedding failed: {exc}", as_json)
 
