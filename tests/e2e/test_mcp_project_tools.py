@@ -172,3 +172,17 @@ async def test_explore_tool_gives_the_chain_then_code(project: Path) -> None:
         assert "Longest call chain: 2 of 2 named symbols" in text
         assert text.index("## Server.handle") < text.index("## fetch_user")  # call order
         assert "def fetch_user" in text
+
+
+async def test_affected_tool_reviews_a_patch(project: Path) -> None:
+    patch = ("--- a/shop/db.py\n+++ b/shop/db.py\n@@ -13 +13 @@\n"
+             "-    table = connect()\n+    table = connect(fresh=True)\n")  # fmt: skip
+    async for session in serve(project, "off"):
+        await indexed(session)
+        failed, text = await call(session, "affected", patch=patch)
+        assert not failed, text
+        assert "# Changed: 1 symbol" in text and "fetch_user (function) shop/db.py:11" in text
+        assert "depth 1: get_user" in text  # a caller of the changed function
+        assert ">13      table = connect()" in text  # its code, the changed line marked
+        failed, text = await call(session, "affected", patch=patch, staged=True)
+        assert failed and "one of rev, staged and patch" in text

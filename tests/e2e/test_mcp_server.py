@@ -25,7 +25,7 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "mcp" / "sample"
 QUERY_TOOLS = {
     "search", "symbols", "context", "files", "node", "callers", "callees", "impact", "trace",
     "deps", "cycles", "deadcode", "graph_stats", "status", "health", "projects", "about",
-    "hierarchy", "explore", "diagram", "routes", "entrypoints", "flow",
+    "hierarchy", "explore", "diagram", "routes", "entrypoints", "flow", "affected",
 }  # fmt: skip
 WRITE_TOOLS = {"index", "update", "stop", "remove", "watch"}
 

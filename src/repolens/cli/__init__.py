@@ -41,6 +41,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "about": "about",
     "hierarchy": "hierarchy",
     "explore": "explore",
+    "affected": "affected",
     "install": "install",
     "uninstall": "install",
     "doctor": "install",

@@ -13,6 +13,7 @@ from repolens import __version__
 from repolens.mcp.runtime import Runtime
 from repolens.mcp.toolkit import register
 from repolens.mcp.tools_analysis import AnalysisTools
+from repolens.mcp.tools_change import ChangeTools
 from repolens.mcp.tools_diagram import DiagramTools
 from repolens.mcp.tools_graph import GraphTools
 from repolens.mcp.tools_index import IndexTools
@@ -68,5 +69,6 @@ def build_server(runtime: Runtime) -> MCPServer:
         DiagramTools(runtime),
         IndexTools(runtime),
         ProjectTools(runtime),
+        ChangeTools(runtime),
     )
     return app
