@@ -87,3 +87,34 @@ def test_an_unreachable_server_costs_the_remote_half_not_the_search(root: Path) 
     found = repolens(root, "http://127.0.0.1:9", "search", "cart_total")
     assert found["backend"] == "embedded" and found["results"]
     assert any("Qdrant unreachable" in note for note in found["notes"])
+
+
+def test_a_laptop_embeds_only_what_differs_from_the_published_commit(
+    root: Path, tmp_path: Path
+) -> None:
+    from repolens.index.background import make_embedder
+    from repolens.project import open_project
+    from repolens.store.db import connect
+
+    qdrant = f"local:{tmp_path / 'qdrant'}"
+    (root / ".repolens.toml").write_text(
+        f'project_id = "shop"\nsearch_backend = "qdrant"\nqdrant_url = "{qdrant}"\n'
+    )
+    git(root, "add", ".repolens.toml")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "config")
+    repolens(root, qdrant, "index", "--push")  # CI: keyword index published, commit recorded
+    cart = root / "src/shop/cart.py"
+    cart.write_text(cart.read_text() + "\n\ndef empty_cart(cart):\n    cart.items = []\n")
+    repolens(root, qdrant, "update")
+    project = open_project(root)
+    embedder, why = make_embedder(project)
+    assert embedder is not None, why
+    stats = embedder(lambda: False)
+    conn = connect(project.db_path)
+    cart_chunks = conn.execute(
+        "SELECT count(*) FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ?",
+        ("src/shop/cart.py",),
+    ).fetchone()[0]
+    conn.close()
+    assert stats["chunks"] == cart_chunks  # the edited file only, not the whole project
+    assert stats["remaining"] > 0  # the rest is the cluster's

@@ -113,7 +113,7 @@ def index_command(
                 )
                 result["index"] = asdict(report)
                 if not no_embed:
-                    result["embed"] = _embed(project, stop, as_json, progress, reembed)
+                    result["embed"] = _embed(project, stop, as_json, progress, reembed, push)
                 if push:
                     result["push"] = _push(project, conn, as_json, progress)
         except lock.WriterBusy as exc:
@@ -156,8 +156,7 @@ def _push(
 ) -> dict[str, Any]:
     """Publish the index to the project's Qdrant tenant (the local index is already
     complete, so a failure here loses nothing: the next push resumes)."""
-    from repolens.query.backends import BackendConfigError, qdrant_target
-    from repolens.store.qdrant import QdrantUnavailable, connect
+    from repolens.store.qdrant import BackendConfigError, QdrantUnavailable, connect, qdrant_target
     from repolens.store.qdrant_push import push
 
     try:
@@ -302,11 +301,12 @@ def _embed(
     as_json: bool,
     progress: ProgressFn | None = None,
     reembed: bool = False,
+    publish: bool = False,
 ) -> Any:
     from repolens.index.background import make_embedder  # only when embedding
 
     embed_progress = (lambda done, total: progress("embed", done, total)) if progress else None
-    embedder, note = make_embedder(project, embed_progress, reembed=reembed)
+    embedder, note = make_embedder(project, embed_progress, reembed=reembed, publish=publish)
     if embedder is None:
         if not as_json:
             err_console().print(f"[yellow]{note}[/]", markup=True)

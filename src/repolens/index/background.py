@@ -74,9 +74,14 @@ def make_embedder(
     progress: Callable[[int, int], None] | None = None,
     *,
     reembed: bool = False,
+    publish: bool = False,
 ) -> tuple[Embedder | None, str]:
     """An embedding step for the project's provider, or ``None`` and why not. ``reembed``
-    embeds every chunk again under the provider's profile, switching the index to it."""
+    embeds every chunk again under the provider's profile, switching the index to it.
+
+    When a Qdrant team index serves the project's search, only the files that differ
+    from its published commit are embedded here (the rest are the cluster's), unless
+    this run publishes (``publish``: ``index --push``, which sends everything)."""
     from repolens.index.embedding import embed_pending
     from repolens.index.providers import provider_or_reason
 
@@ -87,15 +92,37 @@ def make_embedder(
         return None, why
 
     def embed(should_stop: StopCheck) -> Any:
+        only = None if publish or reembed else overlay_scope(project)
         conn = connect(project.db_path)
         try:
             stats = embed_pending(conn, project.data_dir, provider, progress=progress,
-                                  should_stop=should_stop, reset=reembed)  # fmt: skip
+                                  should_stop=should_stop, reset=reembed,
+                                  only_paths=only)  # fmt: skip
         finally:
             conn.close()
         return asdict(stats) if hasattr(stats, "__dataclass_fields__") else stats
 
     return embed, ""
+
+
+def overlay_scope(project: Project) -> frozenset[str] | None:
+    """The paths to embed locally under a Qdrant team index (``None``: all of them, as
+    when there is none, nothing was pushed yet, or the server cannot say)."""
+    if project.settings.search_backend != "qdrant":
+        return None
+    from repolens.store.qdrant import connect as qdrant_connect
+    from repolens.store.qdrant import qdrant_target
+    from repolens.store.qdrant_push import overlay_paths, read_manifest
+
+    try:
+        target = qdrant_target(project)
+        manifest = read_manifest(qdrant_connect(target), target)
+    except Exception:  # no settings, no client, no server: this index stands alone
+        return None
+    if manifest is None or not manifest.get("commit"):
+        return None
+    paths, note = overlay_paths(project.root, manifest)
+    return None if note else paths
 
 
 class BackgroundIndexer:

@@ -13,6 +13,7 @@ meaning over what is embedded so far.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
@@ -126,8 +127,10 @@ def embed_pending(
     should_stop: Callable[[], bool] | None = None,
     batch_size: int = 64,
     reset: bool = False,
+    only_paths: frozenset[str] | None = None,
 ) -> EmbedStats:
-    """Embed every chunk that has no vectors under the provider's profile.
+    """Embed every chunk that has no vectors under the provider's profile (``only_paths``:
+    only those of these files; a team index holds the vectors of the others).
 
     ``reset=True`` switches the index to the provider's profile (dropping the windows of
     the old one; cached vectors stay for a switch back). Without it a different profile
@@ -144,6 +147,8 @@ def embed_pending(
     size = max(1, batch_size)
     # while switching, every chunk is redone: its windows are the old profile's
     order = pending_chunks(conn, every=switch)
+    if only_paths is not None:
+        order = _in_files(conn, order, only_paths)
     published = time.monotonic()
     try:
         for start in range(0, len(order), size):
@@ -191,6 +196,19 @@ def pending_chunks(conn: Connection, *, every: bool = False) -> list[int]:
     ).fetchall()
     rows.sort(key=lambda row: priority(*row[1:]))  # stable: ids stay in order within a tier
     return [row[0] for row in rows]
+
+
+def _in_files(conn: Connection, ids: list[int], paths: frozenset[str]) -> list[int]:
+    """``ids`` of chunks in files at ``paths``, in order."""
+    inside = {
+        row[0]
+        for row in conn.execute(
+            "SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id"
+            " WHERE f.path IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(paths)),),
+        )
+    }
+    return [i for i in ids if i in inside]
 
 
 def _chunk_rows(conn: Connection, ids: list[int], *, every: bool = False) -> list[Any]:

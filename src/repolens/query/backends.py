@@ -11,15 +11,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from repolens.project import Project, default_project_id
+from repolens.project import Project
 from repolens.query.backend import SearchBackend
-from repolens.store.qdrant import QdrantUnavailable, Target
-
-DEFAULT_COLLECTION = "repolens"
-
-
-class BackendConfigError(Exception):
-    """The settings select a backend they do not say how to reach."""
+from repolens.store.qdrant import BackendConfigError, QdrantUnavailable, qdrant_target
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,32 +27,14 @@ class Chosen:
     note: str = ""
 
 
-def qdrant_target(project: Project) -> Target:
-    """Where this project's points live, from its settings."""
-    settings = project.settings
-    if not settings.qdrant_url:
-        raise BackendConfigError(
-            "the Qdrant backend needs a server: set REPOLENS_QDRANT_URL (or qdrant_url in"
-            " .repolens.toml), e.g. http://localhost:6333"
-        )
-    tenant = settings.qdrant_tenant or settings.project_id or default_project_id(project.root)
-    return Target(
-        url=settings.qdrant_url,
-        collection=settings.qdrant_collection or DEFAULT_COLLECTION,
-        tenant=tenant,
-        api_key=settings.qdrant_api_key,
-        ca_bundle=settings.qdrant_ca_bundle,
-    )
-
-
 def choose_backend(project: Project, conn: sqlite3.Connection) -> Chosen:
     """The configured backend, ready to search (see module docstring)."""
     if project.settings.search_backend != "qdrant":
         return Chosen(None)
     from repolens.query.embedded import EmbeddedBackend
-    from repolens.query.qdrant import SERVER_WEIGHT, QdrantBackend, overlay_paths
+    from repolens.query.qdrant import SERVER_WEIGHT, QdrantBackend
     from repolens.store.qdrant import connect
-    from repolens.store.qdrant_push import read_manifest
+    from repolens.store.qdrant_push import overlay_paths, read_manifest
 
     try:
         target = qdrant_target(project)
@@ -74,7 +50,7 @@ def choose_backend(project: Project, conn: sqlite3.Connection) -> Chosen:
             note=f"nothing pushed to {target.collection}/{target.tenant} yet"
             " (`repolens index --push`); searched the local index",
         )
-    overlay, note = overlay_paths(conn, project.root, manifest)
+    overlay, note = overlay_paths(project.root, manifest)
     local = EmbeddedBackend(conn, project.data_dir, SERVER_WEIGHT)
     embedding = manifest.get("embedding") or {}
     key = embedding.get("key")

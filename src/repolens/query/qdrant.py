@@ -26,7 +26,6 @@ import json
 import logging
 import sqlite3
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -223,22 +222,3 @@ def _overlay_ids(conn: sqlite3.Connection, paths: frozenset[str]) -> np.ndarray[
         (json.dumps(sorted(paths)),),
     )
     return np.asarray([row[0] for row in rows], dtype=np.int64)
-
-
-def overlay_paths(
-    conn: sqlite3.Connection, root: Path, manifest: dict[str, Any] | None
-) -> tuple[frozenset[str], str | None]:
-    """Paths whose local state differs from the pushed one, and a note when that cannot
-    be known (the published commit is not in this clone)."""
-    from repolens.store.qdrant_push import changed_since
-
-    commit = (manifest or {}).get("commit")
-    if not commit:
-        return frozenset(), None
-    changed = changed_since(root, str(commit))
-    if changed is None:
-        return frozenset(), (
-            f"the published index is of commit {str(commit)[:12]}, which this clone does not"
-            " have (git fetch): local changes are not overlaid"
-        )
-    return changed, None

@@ -30,11 +30,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from repolens.project import Project, default_project_id
 from repolens.store.chunks import name_stream, token_stream
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient, models
 
+DEFAULT_COLLECTION = "repolens"
 SPARSE = "lexical"
 DENSE = "dense"
 TENANT_FIELD = "project"
@@ -48,6 +50,10 @@ _NAMESPACE = uuid.UUID("6f1d7c52-4a0e-4df4-9b7c-2d43b0b5a1e9")
 
 class QdrantUnavailable(Exception):
     """Qdrant cannot be used: the client is not installed, or the server refused."""
+
+
+class BackendConfigError(Exception):
+    """The settings select Qdrant but do not say how to reach it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +72,24 @@ class Target:
     def label(self) -> str:
         """Identifies the target in the push ledger (never the key)."""
         return f"{self.url}#{self.collection}#{self.tenant}"
+
+
+def qdrant_target(project: Project) -> Target:
+    """Where this project's points live, from its settings."""
+    settings = project.settings
+    if not settings.qdrant_url:
+        raise BackendConfigError(
+            "the Qdrant backend needs a server: set REPOLENS_QDRANT_URL (or qdrant_url in"
+            " .repolens.toml), e.g. http://localhost:6333"
+        )
+    tenant = settings.qdrant_tenant or settings.project_id or default_project_id(project.root)
+    return Target(
+        url=settings.qdrant_url,
+        collection=settings.qdrant_collection or DEFAULT_COLLECTION,
+        tenant=tenant,
+        api_key=settings.qdrant_api_key,
+        ca_bundle=settings.qdrant_ca_bundle,
+    )
 
 
 def connect(target: Target) -> QdrantClient:

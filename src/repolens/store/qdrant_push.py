@@ -306,3 +306,18 @@ def _git(root: Path, *args: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout if out.returncode == 0 else None
+
+
+def overlay_paths(root: Path, manifest: dict[str, Any] | None) -> tuple[frozenset[str], str | None]:
+    """Paths whose local state differs from the pushed one, and a note when that cannot
+    be known (the published commit is not in this clone)."""
+    commit = (manifest or {}).get("commit")
+    if not commit:
+        return frozenset(), None
+    changed = changed_since(root, str(commit))
+    if changed is None:
+        return frozenset(), (
+            f"the published index is of commit {str(commit)[:12]}, which this clone does not"
+            " have (git fetch): local changes are not overlaid"
+        )
+    return changed, None
