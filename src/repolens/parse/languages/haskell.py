@@ -9,7 +9,8 @@ Conventions decided here:
   signatures are its methods. Functions of an ``instance`` and of a
   ``where`` are not top-level names.
 - ``f x y`` is a call of ``f``; ``M.f x`` a call of ``f`` on module alias ``M``; a
-  function passed as an argument (``map total xs``) is a reference.
+  function passed as an argument (``map total xs``) is a reference, unless it is a
+  parameter or a ``where``/``let`` name of the function (a local).
 - ``import qualified Data.Map as M`` binds ``M``; ``import A (f, g)`` binds ``f`` and
   ``g``; ``import A`` (also ``hiding``) brings all of ``A``'s names.
 """
@@ -47,6 +48,9 @@ QUERY = f"""
 (apply function: (variable) @name) @call
 (apply function: (qualified) @qname) @call
 (apply argument: (variable) @ref)
+(patterns (variable) @local)
+(local_binds (function name: (variable) @local))
+(local_binds (bind name: (variable) @local))
 (apply function: (constructor) @name) @new
 
 (comment) @comment

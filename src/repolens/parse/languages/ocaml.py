@@ -28,6 +28,9 @@ QUERY = """
 (application_expression function: (value_path . (value_name) @name)) @call
 (application_expression function: (value_path (module_path) @recv (value_name) @name)) @call
 
+(parameter pattern: (value_pattern) @local)
+(let_expression (value_definition (let_binding pattern: (value_name) @local)))
+
 (comment) @comment
 (open_module) @import
 (module_binding (module_name) body: (module_path)) @import

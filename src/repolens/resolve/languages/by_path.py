@@ -116,6 +116,9 @@ PERL_BUILTINS = frozenset(
         "push", "pop", "shift", "unshift", "splice", "join", "split", "map", "grep", "sort",
         "keys", "values", "each", "scalar", "length", "substr", "index", "sprintf", "lc", "uc",
         "open", "close", "chomp", "local", "return", "wantarray", "eval", "exit", "sub",
+        # Test::More, which every test file uses
+        "ok", "is", "isnt", "like", "unlike", "is_deeply", "cmp_ok", "can_ok", "isa_ok",
+        "subtest", "done_testing", "plan", "diag", "note", "pass", "fail", "skip",
     }
 )  # fmt: skip
 
