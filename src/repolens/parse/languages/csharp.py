@@ -134,11 +134,17 @@ def _imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     )  # fmt: skip
     if target is None:
         return []
-    text = node_text(target, src).replace(" ", "")
     alias = node.child_by_field_name("name")
+    return namespace_import(node_text(target, src), node_text(alias, src) if alias else None)
+
+
+def namespace_import(text: str, alias: str | None) -> list[ImportSpec]:
+    """``using A.B`` brings a namespace's types; ``using X = A.B.C`` binds ``X`` to ``C``
+    (VB.NET's ``Imports`` say the same)."""
+    text = text.replace(" ", "")
     if alias is not None:
         module, _, name = text.rpartition(".")
-        return [ImportSpec(module, name, alias=node_text(alias, src))]
+        return [ImportSpec(module, name, alias=alias)]
     return [ImportSpec(text, is_wildcard=True)]
 
 

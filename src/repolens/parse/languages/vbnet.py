@@ -17,6 +17,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from repolens.parse.languages.common import methods_in_types
+from repolens.parse.languages.csharp import namespace_import
 from repolens.parse.model import Symbol
 from repolens.parse.spec import DefContext, ImportSpec, LanguageSpec
 from repolens.parse.text import node_text
@@ -72,12 +73,8 @@ def _imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     target = node.child_by_field_name("namespace")
     if target is None:
         return []
-    text = node_text(target, src).replace(" ", "")
     alias = node.child_by_field_name("alias")
-    if alias is not None:
-        module, _, name = text.rpartition(".")
-        return [ImportSpec(module, name, alias=node_text(alias, src))]
-    return [ImportSpec(text, is_wildcard=True)]
+    return namespace_import(node_text(target, src), node_text(alias, src) if alias else None)
 
 
 SPEC = LanguageSpec(
