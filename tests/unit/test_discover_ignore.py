@@ -74,6 +74,8 @@ TRICKY_KEPT = {
     "keep.txt", "sub/b.txt", "sub/keep.txt", "docs/api/z.md", "gen/top.md", "sub/notes",
     "hash.py", "b/deep.py", "secret_ok.py", "sub/important.md", "sub/deeper/only_here.py",
     "sub/deeper/doc.md", "sub/gen_ok.py",
+    # ignore files are themselves indexed, as text
+    ".gitignore", "sub/.gitignore", "sub/deeper/.gitignore",
 }  # fmt: skip
 
 
@@ -106,14 +108,13 @@ def test_fs_walk_agrees_with_git_check_ignore(tmp_path: Path) -> None:
         ["git", "ls-files", "-z", "--others", "--exclude-standard"],
         cwd=tmp_path, check=True, capture_output=True,
     ).stdout.decode().split("\0")  # fmt: skip
-    by_git = {p for p in listed if p and not p.endswith(".gitignore")}
-    assert kept == by_git
+    assert kept == {p for p in listed if p}  # the .gitignore files too: indexed as text
 
 
 def test_ignored_directories_are_counted_once_and_not_entered(tmp_path: Path) -> None:
     write(tmp_path, {".gitignore": "output/\n", "output/a.py": "", "output/b/c.py": "", "k.py": ""})
     result = discover(tmp_path)
-    assert [f.path for f in result.files] == ["k.py"]
+    assert [f.path for f in result.files] == [".gitignore", "k.py"]
     assert result.skipped["ignored"] == 1
     assert result.examples["ignored"] == ["output/"]
 
@@ -166,9 +167,9 @@ def test_repolensignore_can_bring_back_a_builtin_and_drop_more(tmp_path: Path) -
 
 def test_repolensignore_cannot_bring_back_what_git_ignores(tmp_path: Path) -> None:
     write(tmp_path, {".gitignore": "*.md\n", ".repolensignore": "!*.md\n", "a.md": "", "b.py": ""})
-    assert paths(tmp_path) == {"b.py"}
+    assert paths(tmp_path) == {".gitignore", "b.py"}
     git(tmp_path, "init", "-q")
-    assert paths(tmp_path) == {"b.py"}
+    assert paths(tmp_path) == {".gitignore", "b.py"}
 
 
 def test_extra_ignores_from_config(tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def test_symlinked_dir_to_an_ignored_dir_is_followed(tmp_path: Path, mode: str) 
     (tmp_path / "current").symlink_to("releases/v2")
     if mode == "git":
         commit_all(tmp_path)
-    assert kept(discover(tmp_path)) == ["current/api.py", "main.py"]
+    assert kept(discover(tmp_path)) == [".gitignore", "current/api.py", "main.py"]
 
 
 def test_tracked_file_deleted_from_work_tree_is_vanished(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_git_mode_lists_untracked_and_tracked_but_not_ignored(tmp_path: Path) ->
     commit_all(tmp_path)  # forced.gen.py is ignored, so not added...
     git(tmp_path, "add", "-f", "forced.gen.py")  # ...until forced: tracking wins in git
     write(tmp_path, {"untracked.py": "", "untracked.gen.py": ""})
-    assert kept(discover(tmp_path)) == ["forced.gen.py", "t.py", "untracked.py"]
+    assert kept(discover(tmp_path)) == [".gitignore", "forced.gen.py", "t.py", "untracked.py"]
 
 
 def test_nested_repository_and_submodule_are_walked(tmp_path: Path) -> None:
@@ -128,9 +128,15 @@ def test_nested_repository_and_submodule_are_walked(tmp_path: Path) -> None:
     commit_all(tmp_path / "lib")
     write(tmp_path, {"main.py": ""})
     git(tmp_path, "init", "-q")  # lib/ is an untracked nested repository: listed as "lib/"
-    assert kept(discover(tmp_path)) == ["lib/l.py", "main.py"]
+    assert kept(discover(tmp_path)) == ["lib/.gitignore", "lib/l.py", "main.py"]
     git(tmp_path, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "./lib", "sub")
-    assert kept(discover(tmp_path)) == ["lib/l.py", "main.py", "sub/l.py"]
+    assert kept(discover(tmp_path)) == [
+        "lib/.gitignore",
+        "lib/l.py",
+        "main.py",
+        "sub/.gitignore",
+        "sub/l.py",
+    ]
 
 
 def test_subdirectory_of_a_repository(tmp_path: Path) -> None:
@@ -154,7 +160,7 @@ def test_without_git_on_path_the_walk_gives_the_same_files(
     with_git = discover(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path / "no-such-bin"))
     without_git = discover(tmp_path)
-    assert kept(with_git) == kept(without_git) == ["a.py"]
+    assert kept(with_git) == kept(without_git) == [".gitignore", "a.py"]
     assert sorted(with_git.examples["ignored"]) == ["b.md", "node_modules/"]
     assert sorted(without_git.examples["ignored"]) == [".git/", "b.md", "node_modules/"]
 
