@@ -20,6 +20,7 @@ from pathlib import Path
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _F_GETPATH = 50  # macOS fcntl: the path of an open descriptor
+MAX_TEXT_BYTES = 16 << 20  # a manifest larger than this is not one
 
 
 class ReadRefused(OSError):
@@ -60,6 +61,24 @@ def read_regular_stat(
         if len(data) > limit:  # it grew since fstat
             raise ReadRefused(errno.EFBIG, f"larger than {limit} bytes", path)
         return data, info
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str | Path, encoding: str = "utf-8", limit: int = MAX_TEXT_BYTES) -> str:
+    """The text of a project's manifest or settings file (``pyproject.toml``,
+    ``tsconfig.json``, ``go.mod``...): ``read_regular``, decoded strictly, so that a FIFO
+    of that name cannot stop an index for ever."""
+    return read_regular(path, limit).decode(encoding)
+
+
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of the regular file at ``path`` (a FIFO is refused)."""
+    fd = os.open(path, _FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ReadRefused(errno.EINVAL, "not a regular file", path)
+        return os.read(fd, size)
     finally:
         os.close(fd)
 

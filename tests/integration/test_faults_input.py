@@ -140,3 +140,21 @@ def test_the_depth_check_enters_only_subtrees_deep_enough(tmp_path: Path) -> Non
     assert deeper_than(parser.parse(source).root_node, 5)
     nested = ("z = " + "f(" * 600 + ")" * 600 + "\n").encode()  # two levels per call
     assert deeper_than(parser.parse(nested).root_node, MAX_MATCH_DEPTH)
+
+
+MANIFESTS = ("pyproject.toml", "setup.cfg", "tsconfig.json", "jsconfig.json", "package.json",
+             "go.mod", "composer.json", "Cargo.toml", "compile_commands.json", "pubspec.yaml",
+             "Package.swift", "pnpm-workspace.yaml")  # fmt: skip
+
+
+def test_fifos_named_like_manifests_do_not_block_resolution(tmp_path: Path) -> None:
+    """Resolvers read the project's manifests by name; one that is a FIFO is no manifest."""
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "b.ts").write_text("export const x = 1;\n")
+    (tmp_path / "m.go").write_text("package main\n\nfunc main() {}\n")
+    (tmp_path / "c.c").write_text("int main(void) { return 0; }\n")
+    for name in MANIFESTS:
+        os.mkfifo(tmp_path / name)
+    done = repolens("index", "--no-embed", "--json", cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '"parsed": 4' in done.stdout

@@ -21,6 +21,7 @@ import posixpath
 import shlex
 from pathlib import Path
 
+from repolens.readfile import read_text
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, Value
 from repolens.resolve.filemods import FileModules, file_modules, join
 from repolens.resolve.project import FileRow, ImportRow, Project
@@ -35,7 +36,7 @@ def compile_include_dirs(root: Path) -> list[str] | None:
     to the root; ``None`` when there is no such file."""
     for candidate in (root / "compile_commands.json", root / "build" / "compile_commands.json"):
         try:
-            entries = json.loads(candidate.read_text(encoding="utf-8"))
+            entries = json.loads(read_text(candidate))
         except (OSError, ValueError):
             continue
         if isinstance(entries, list):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from repolens.readfile import read_text
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout
 from repolens.resolve.filemods import file_modules, join
 from repolens.resolve.project import FileRow, ImportRow, Project
@@ -31,7 +32,7 @@ def pub_packages(root: Path, dirs: set[str]) -> dict[str, str]:
                 continue
             seen.add(base)
             try:
-                text = (root / base / "pubspec.yaml").read_text(encoding="utf-8")
+                text = read_text(root / base / "pubspec.yaml")
             except (OSError, UnicodeDecodeError):
                 continue
             match = _NAME.search(text)

@@ -14,6 +14,7 @@ import posixpath
 import re
 from pathlib import Path
 
+from repolens.readfile import MAX_TEXT_BYTES, read_head, read_regular
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
 from repolens.resolve.project import FileRow, ImportRow, Project
 
@@ -26,8 +27,7 @@ HEAD_BYTES = 4096
 
 def _read(path: Path, limit: int | None = None) -> str:
     try:
-        with path.open("rb") as handle:
-            data = handle.read(limit) if limit else handle.read()
+        data = read_head(path, limit) if limit else read_regular(path, MAX_TEXT_BYTES)
     except OSError:
         return ""
     return data.decode("utf-8", "replace")

@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from repolens.readfile import read_text
+
 TRAILING_COMMA = re.compile(r",\s*[}\]]")
 
 
@@ -64,7 +66,7 @@ def load_file(path: Path) -> dict[str, object]:
     """A JSONC object from ``path``, or ``{}`` when it is missing or malformed (a broken
     config must not stop resolution of everything else)."""
     try:
-        data = loads(path.read_text(encoding="utf-8-sig"))
+        data = loads(read_text(path, "utf-8-sig"))
     except (OSError, UnicodeDecodeError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from repolens.readfile import read_text
 from repolens.resolve.languages import jsonc
 
 CONDITIONS = ("source", "import", "module", "default", "require", "node", "browser", "types")
@@ -53,7 +54,7 @@ def _workspace_globs(root: Path) -> list[str]:
 def _pnpm_globs(path: Path) -> list[str]:
     """The ``packages:`` list of ``pnpm-workspace.yaml`` (a tiny subset of YAML)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_text(path).splitlines()
     except (OSError, UnicodeDecodeError):
         return []
     globs, inside = [], False

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from repolens.readfile import read_text
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module, Value
 from repolens.resolve.filemods import file_modules, join
 from repolens.resolve.languages.csharp import ensure
@@ -40,7 +41,7 @@ def psr4_prefixes(root: Path, dirs: set[str]) -> list[tuple[str, str]]:
 
 def _composer_prefixes(root: Path, base: str) -> list[tuple[str, str]]:
     try:
-        manifest = json.loads((root / base / "composer.json").read_text(encoding="utf-8"))
+        manifest = json.loads(read_text(root / base / "composer.json"))
     except (OSError, ValueError):
         return []
     found: list[tuple[str, str]] = []

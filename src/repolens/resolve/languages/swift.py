@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from repolens.readfile import read_text
 from repolens.resolve.base import ImportResult, LanguageSpec, Layout, Module
 from repolens.resolve.filemods import join
 from repolens.resolve.project import FileRow, ImportRow, Project
@@ -38,7 +39,7 @@ def _balanced(text: str, start: int) -> str:
 def package_targets(root: Path, base: str) -> list[tuple[str, str]]:
     """(target name, directory relative to the project root) of ``base/Package.swift``."""
     try:
-        text = (root / base / "Package.swift").read_text(encoding="utf-8")
+        text = read_text(root / base / "Package.swift")
     except (OSError, UnicodeDecodeError):
         return []
     found: list[tuple[str, str]] = []
