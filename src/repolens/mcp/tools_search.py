@@ -26,6 +26,7 @@ from repolens.present.context import render_context
 from repolens.present.format import Answer, clip, plural
 from repolens.present.listing import render_files, render_hits, render_symbols
 from repolens.present.symbols import label
+from repolens.query.backends import Chosen, choose_backend
 from repolens.query.context import build_context
 from repolens.query.graph import search_symbols
 from repolens.query.routes import matching_routes
@@ -46,6 +47,25 @@ def languages_of(conn: sqlite3.Connection, paths: set[str]) -> dict[str, str]:
     marks = ",".join("?" * len(paths))
     rows = conn.execute(f"SELECT path, language FROM files WHERE path IN ({marks})", list(paths))
     return {str(r[0]): str(r[1]) for r in rows}
+
+
+def _query_provider(
+    handle: ProjectHandle, conn: sqlite3.Connection, chosen: Chosen
+) -> tuple[Any, str]:
+    """The query embedder: for a remote backend, the configured one if its vectors are
+    the kind the remote holds; else the handle's (vectors in this index)."""
+    if chosen.embedding_key is None:
+        provider, why = handle.query_provider(conn)
+        return provider, "; ".join(n for n in (chosen.note, why) if n)
+    provider, why = handle.provider()
+    if provider is None:
+        return None, why
+    if provider.profile.key() != chosen.embedding_key:
+        return None, (
+            f"keyword results only: the team index is embedded with {chosen.embedding_key},"
+            f" the settings ask for {provider.profile.key()}"
+        )
+    return provider, chosen.note
 
 
 def finish(out: Answer, handle: ProjectHandle, *notes: str) -> str:
@@ -96,7 +116,8 @@ class SearchTools(ToolGroup):
         glob = _path_glob(handle, path)
         limit = limit or min(handle.project.settings.search_limit, 50)
         with handle.reader() as conn:
-            provider, why = handle.query_provider(conn)
+            chosen = choose_backend(handle.project, conn)
+            provider, why = _query_provider(handle, conn, chosen)
             hits = search(
                 conn,
                 handle.project.data_dir,
@@ -107,10 +128,13 @@ class SearchTools(ToolGroup):
                 symbol_kinds=split_list(kind),
                 provider=provider,
                 min_score=minScore,
+                backend=chosen.backend,
             )
             routes = matching_routes(conn, query)
         out = Answer(budget)
         mode = "hybrid" if provider is not None else "keyword"
+        if chosen.backend is not None:
+            mode = f"{mode}, {chosen.backend.name}"
         shown = hits[:limit]
         out.add_clipped(f"# Search ({mode}): {clip(query, 200)} — {plural(len(shown), 'result')}")
         if routes:

@@ -9,11 +9,16 @@ then comes from the local index, with a note saying so.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from repolens.project import Project
 from repolens.query.backend import SearchBackend
-from repolens.store.qdrant import BackendConfigError, QdrantUnavailable, qdrant_target
+from repolens.store.qdrant import BackendConfigError, QdrantUnavailable, Target, qdrant_target
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,18 +32,32 @@ class Chosen:
     note: str = ""
 
 
+_clients: dict[Target, QdrantClient] = {}
+_clients_lock = threading.Lock()
+
+
+def _client(target: Target) -> QdrantClient:
+    """One client per target and process: a server keeps its connection pool, and a
+    local-mode directory (which one client at a time may open) stays open."""
+    from repolens.store.qdrant import connect
+
+    with _clients_lock:
+        if target not in _clients:
+            _clients[target] = connect(target)
+        return _clients[target]
+
+
 def choose_backend(project: Project, conn: sqlite3.Connection) -> Chosen:
     """The configured backend, ready to search (see module docstring)."""
     if project.settings.search_backend != "qdrant":
         return Chosen(None)
     from repolens.query.embedded import EmbeddedBackend
     from repolens.query.qdrant import SERVER_WEIGHT, QdrantBackend
-    from repolens.store.qdrant import connect
     from repolens.store.qdrant_push import overlay_paths, read_manifest
 
     try:
         target = qdrant_target(project)
-        client = connect(target)
+        client = _client(target)
         manifest = read_manifest(client, target)
     except (BackendConfigError, QdrantUnavailable) as exc:
         return Chosen(None, note=f"{exc}; searched the local index")
