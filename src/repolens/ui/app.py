@@ -30,6 +30,7 @@ from repolens.query.analysis import FileLookupError
 from repolens.query.deadcode import dead_code_report
 from repolens.query.filegraph import file_graph, folder_scope
 from repolens.query.graph import SymbolLookupError, SymbolRef, find_symbol, search_symbols
+from repolens.query.outline import file_outline, index_version
 from repolens.query.search import search
 from repolens.query.symbols import symbols_by_ids
 from repolens.ui import views
@@ -72,14 +73,9 @@ class Explorer:
         with self.handle.reader() as conn:
             yield conn
 
-    @staticmethod
-    def stamp_of(conn: sqlite3.Connection) -> str:
-        count, latest = conn.execute("SELECT count(*), max(indexed_at) FROM files").fetchone()
-        return f"{count}:{latest or 0}"
-
     def current(self, conn: sqlite3.Connection) -> Cache:
         """The cache for the index as it is now (emptied when the index moved on)."""
-        stamp = self.stamp_of(conn)
+        stamp = index_version(conn)
         with self.cache.lock:
             if self.cache.stamp != stamp:
                 self.cache = Cache(stamp=stamp)
@@ -154,7 +150,7 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
         try:
             if explorer.handle.indexed():
                 with explorer.reader() as conn:
-                    data["stamp"] = explorer.stamp_of(conn)
+                    data["stamp"] = index_version(conn)
         except (ToolInputError, sqlite3.OperationalError) as exc:
             data["error"] = str(exc)
         return JSONResponse(data)
@@ -171,10 +167,10 @@ def build_app(explorer: Explorer, hosts: frozenset[str] = LOCAL_HOSTS) -> Starle
 
     def file(conn: sqlite3.Connection, request: Request) -> dict[str, Any]:
         path = confine(root, request.query_params.get("path", ""))
-        row = conn.execute("SELECT language FROM files WHERE path = ?", (path,)).fetchone()
-        if row is None:
+        outline = file_outline(conn, path)
+        if outline is None:
             raise BadRequest(f"no indexed file '{path}'")
-        return views.file_view(conn, path, str(row[0]), explorer.cache.dead_ids)
+        return views.file_view(outline, explorer.cache.dead_ids)
 
     def symbol(conn: sqlite3.Connection, request: Request) -> dict[str, Any]:
         return views.symbol_view(conn, root, _symbol(conn, request))

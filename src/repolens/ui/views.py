@@ -28,8 +28,9 @@ from repolens.query.graph import (
     possible_callers,
     unresolved_calls,
 )
+from repolens.query.outline import FileOutline, symbol_counts
 from repolens.query.routes import list_routes, routes_of
-from repolens.query.symbols import is_test_path, symbols_by_ids
+from repolens.query.symbols import is_test_path
 
 MAP_ENTRIES = 400  # boxes drawn for one folder; the smallest beyond are counted
 NEIGHBOURS = 60
@@ -71,11 +72,7 @@ class Snapshot:
 
 
 def snapshot(conn: sqlite3.Connection, graph: FileGraph) -> Snapshot:
-    rows = conn.execute(
-        "SELECT f.path, count(s.id) FROM files f LEFT JOIN symbols s ON s.file_id = f.id"
-        " AND s.kind != 'file' GROUP BY f.id"
-    )
-    return Snapshot(graph, {str(path): int(count) for path, count in rows})
+    return Snapshot(graph, symbol_counts(conn))
 
 
 def map_view(snap: Snapshot, folder: str, dead_files: dict[str, int] | None) -> dict[str, Any]:
@@ -120,39 +117,17 @@ def map_view(snap: Snapshot, folder: str, dead_files: dict[str, int] | None) -> 
     }
 
 
-def file_view(
-    conn: sqlite3.Connection, path: str, language: str, dead_ids: set[int] | None
-) -> dict[str, Any]:
+def file_view(outline: FileOutline, dead_ids: set[int] | None) -> dict[str, Any]:
     """A file's symbols (nesting by ``parent``) and the calls among them."""
-    rows = conn.execute(
-        "SELECT s.id, s.parent_id, s.kind FROM symbols s JOIN files f ON f.id = s.file_id"
-        " WHERE f.path = ? ORDER BY s.start_line",
-        (path,),
-    ).fetchall()
-    ids = [int(r[0]) for r in rows]
-    refs = symbols_by_ids(conn, ids)
-    file_id = next((int(r[0]) for r in rows if r[2] == "file"), None)
     symbols = []
-    for sid, parent, kind in rows:
-        if kind == "file" or int(sid) not in refs:
-            continue
-        item = symbol_json(refs[int(sid)])
-        item["parent"] = str(parent) if parent is not None and parent != file_id else None
-        item["dead"] = dead_ids is not None and int(sid) in dead_ids
+    for ref, parent in outline.symbols:
+        item = symbol_json(ref)
+        item["parent"] = str(parent) if parent is not None else None
+        item["dead"] = dead_ids is not None and ref.id in dead_ids
         symbols.append(item)
-    own = set(ids)
-    marks = ",".join("?" * len(ids)) or "NULL"
-    calls = conn.execute(
-        f"SELECT DISTINCT source_id, target_id FROM edges WHERE source_id IN ({marks})"
-        " AND kind IN ('calls', 'instantiates') AND source_id != target_id",
-        ids,
-    ).fetchall()
-    edges = [
-        {"source": str(a), "target": str(b)}
-        for a, b in calls
-        if int(b) in own and int(a) != file_id and int(b) != file_id
-    ]
-    return {"path": path, "language": language, "symbols": symbols, "edges": edges}
+    edges = [{"source": str(a), "target": str(b)} for a, b in outline.calls]
+    return {"path": outline.path, "language": outline.language, "symbols": symbols,
+            "edges": edges}  # fmt: skip
 
 
 def symbol_view(conn: sqlite3.Connection, root: Path, sym: SymbolRef) -> dict[str, Any]:
