@@ -12,10 +12,6 @@ from repolens.resolve.frameworks.facts import Facts, Site, Value, call, head_nam
 from repolens.resolve.frameworks.paths import METHODS
 from repolens.resolve.project import CLASS_KINDS, FUNCTION_KINDS, Sym
 
-HANDLER_KINDS = FUNCTION_KINDS | {"variable", "constant", "field"}
-"""What a handler may be: a function, or a name holding one (``const register =
-catchAsync(async (req, res) => ...)``, Go's ``var Health = func(...)``)."""
-
 
 def router_key(facts: Facts, file_id: int, scope_id: int, text: str, line: int) -> Hashable:
     """What identifies the router ``text`` names: the symbol it resolves to (a module

@@ -18,7 +18,6 @@ from collections.abc import Hashable
 from dataclasses import replace
 
 from repolens.resolve.frameworks.common import (
-    HANDLER_KINDS,
     imports_module,
     parameter_key,
     router_key,
@@ -37,7 +36,7 @@ from repolens.resolve.frameworks.facts import (
     string,
     strings,
 )
-from repolens.resolve.frameworks.mounts import Mount, Registration, compose
+from repolens.resolve.frameworks.mounts import Mount, Registration, compose, registration
 from repolens.resolve.frameworks.paths import ANY, METHODS
 from repolens.resolve.project import FUNCTION_KINDS
 
@@ -203,14 +202,9 @@ def _register(
     handler: Value,
     regs: list[Registration],
 ) -> None:
-    if handler and handler[0] == "f":
-        start, end = (handler[4], handler[5]) if len(handler) > 5 else (site.line, site.line)
-        regs.append(Registration(key, method, path, None, site.file_id, start, end))
-        return
-    text = head_name(handler)
-    sym = facts.resolve(site.file_id, site.source_id, text, site.line) if text else None
-    if sym is not None and sym.kind in HANDLER_KINDS:
-        regs.append(Registration(key, method, path, sym, site.file_id, site.line, site.line))
+    found = registration(facts, site, key, method, path, handler)
+    if found is not None:
+        regs.append(found)
 
 
 def _mount(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import replace
 
-from repolens.resolve.frameworks.common import HANDLER_KINDS, imports_module, router_key, target_key
+from repolens.resolve.frameworks.common import imports_module, router_key, target_key
 from repolens.resolve.frameworks.facts import (
     Facts,
     Route,
@@ -21,7 +21,13 @@ from repolens.resolve.frameworks.facts import (
     name,
     positional,
 )
-from repolens.resolve.frameworks.mounts import Mount, Registration, compose
+from repolens.resolve.frameworks.mounts import (
+    HANDLER_KINDS,
+    Mount,
+    Registration,
+    compose,
+    registration,
+)
 from repolens.resolve.frameworks.paths import ANY, METHODS
 
 GO = frozenset({"go"})
@@ -130,14 +136,9 @@ def _add(
     handler: Value,
     regs: list[Registration],
 ) -> None:
-    if handler and handler[0] == "f":
-        start, end = (handler[4], handler[5]) if len(handler) > 5 else (site.line, site.line)
-        regs.append(Registration(key, method, path, None, site.file_id, start, end))
-        return
     wrapped = call(handler)  # http.HandlerFunc(h), h.ServeHTTP's adapter
     if wrapped is not None and wrapped[0] == "HandlerFunc" and wrapped[2]:
         handler = wrapped[2][0]
-    text = head_name(handler)
-    sym = facts.resolve(site.file_id, site.source_id, text, site.line) if text else None
-    if sym is not None and sym.kind in HANDLER_KINDS:
-        regs.append(Registration(key, method, path, sym, site.file_id, site.line, site.line))
+    found = registration(facts, site, key, method, path, handler)
+    if found is not None:
+        regs.append(found)

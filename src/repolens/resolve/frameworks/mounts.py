@@ -14,9 +14,13 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from repolens.resolve.frameworks.facts import Route
+from repolens.resolve.frameworks.facts import Facts, Route, Site, Value, head_name
 from repolens.resolve.frameworks.paths import join, normalise
-from repolens.resolve.project import Sym
+from repolens.resolve.project import FUNCTION_KINDS, Sym
+
+HANDLER_KINDS = FUNCTION_KINDS | {"variable", "constant", "field"}
+"""What a handler may be: a function, or a name holding one (``const register =
+catchAsync(async (req, res) => ...)``, Go's ``var Health = func(...)``)."""
 
 _MAX_CHAINS = 16  # mount chains followed per router: a router mounted more is generated code
 _MAX_DEPTH = 12
@@ -32,6 +36,21 @@ class Registration:
     line: int
     end_line: int
     external: str = ""  # see ``Route.external``
+
+
+def registration(
+    facts: Facts, site: Site, key: Hashable, method: str, path: str, handler: Value
+) -> Registration | None:
+    """A route on ``key`` to the handler argument as written: a function literal (the
+    route spans it), or a name of a function, or of a variable holding one."""
+    if handler and handler[0] == "f":
+        start, end = (handler[4], handler[5]) if len(handler) > 5 else (site.line, site.line)
+        return Registration(key, method, path, None, site.file_id, start, end)
+    text = head_name(handler)
+    sym = facts.resolve(site.file_id, site.source_id, text, site.line) if text else None
+    if sym is None or sym.kind not in HANDLER_KINDS:
+        return None
+    return Registration(key, method, path, sym, site.file_id, site.line, site.line)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from repolens.resolve.frameworks.common import HANDLER_KINDS, imports_module
+from repolens.resolve.frameworks.common import imports_module
 from repolens.resolve.frameworks.facts import (
     Facts,
     Route,
@@ -25,7 +25,7 @@ from repolens.resolve.frameworks.facts import (
     string,
     strings,
 )
-from repolens.resolve.frameworks.mounts import Mount, Registration, compose
+from repolens.resolve.frameworks.mounts import HANDLER_KINDS, Mount, Registration, compose
 from repolens.resolve.frameworks.paths import ANY, METHODS, join, normalise
 from repolens.resolve.project import FUNCTION_KINDS, Sym
 
