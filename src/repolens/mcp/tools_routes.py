@@ -46,9 +46,10 @@ class RouteTools(ToolGroup):
         projectPath: ProjectPath = None,
     ) -> str:
         """Every HTTP route the project's web frameworks register (Flask, FastAPI,
-        Starlette, Django/DRF, Express, NestJS, Next.js, Spring, Go's net/http, Gin,
-        Echo, chi), as 'METHOD /full/path -> handler path:line', prefixes composed
-        across files. Use `flow` with a route to see what runs when it is hit."""
+        Starlette, Django/DRF, Express, Koa, Fastify, Hono, NestJS, Next.js, Spring,
+        Go's net/http, Gin, Echo, chi, Laravel, Rails, Actix, Axum), as 'METHOD
+        /full/path -> handler path:line', prefixes composed across files. Use `flow`
+        with a route to see what runs when it is hit."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             hits = list_routes(conn, method=method, path=path)
