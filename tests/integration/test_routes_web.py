@@ -24,6 +24,7 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {
             ("POST /books", "addBook"),
             ("GET /health", ""),  # an inline handler
             ("GET /v3/tags", "listTags"),  # Router().use('/v3', api), api = Router().use(tags)
+            ("GET /v2/people/{id}", "getUser"),  # table.forEach((r) => router.use(r.path, ...))
         },
         {
             ("GET /{id}", "getUser"),

@@ -14,6 +14,7 @@ imports one of these frameworks, on a receiver not named like an HTTP client: an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 from dataclasses import replace
 
@@ -236,8 +237,43 @@ def _mount(
     first = facts.literal(site, args[0]) if args else None
     if first is not None:
         prefix, args = first, args[1:]
+    elif len(args) == 2 and _from_table(facts, site, parent, args, mounts):
+        return
     for child in args:
         _mount_child(facts, site, parent, prefix, child, mounts)
+
+
+def _from_table(
+    facts: Facts, site: Site, parent: Hashable, args: list[Value], mounts: list[Mount]
+) -> bool:
+    """``routes.forEach((route) => router.use(route.path, route.route))``: each entry
+    of a module-level table of ``{ path: "/auth", route: authRoute }`` objects in the
+    file, read from the table's code as the store's chunks hold it, is a mount."""
+    path_arg, router_arg = name(args[0]) or "", name(args[1]) or ""
+    head, _, path_key = path_arg.partition(".")
+    other, _, router_key_name = router_arg.partition(".")
+    if not (head and head == other and path_key and router_key_name):
+        return False
+    entry = re.compile(
+        rf"""\{{[^{{}}]*?\b{re.escape(path_key)}\s*:\s*(['"`])([^'"`]*)\1[^{{}}]*?"""
+        rf"""\b{re.escape(router_key_name)}\s*:\s*([A-Za-z_$][\w$.]*)[^{{}}]*\}}"""
+    )
+    found = False
+    top = facts.files[site.file_id].symbol
+    for sym in facts.ctx.project.file_syms.get(site.file_id, ()):
+        if sym.parent_id != top or sym.kind not in ("variable", "constant"):
+            continue
+        rows = facts.conn.execute(
+            "SELECT text FROM chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ?"
+            " ORDER BY start_line",
+            (site.file_id, sym.end_line, sym.start_line),
+        )
+        text = "\n".join(str(r[0]) for r in rows)
+        for match in entry.finditer(text):
+            child = ["n", match.group(3)]
+            _mount_child(facts, site, parent, match.group(2), child, mounts)
+            found = True
+    return found
 
 
 def _mount_child(
