@@ -22,6 +22,7 @@ import repolens
 from repolens.embed import EmbeddingError
 from repolens.embed.local import LocalProvider
 from repolens.embed.runtimes import (
+    NUMPY,
     RUNTIMES,
     Runtime,
     choose_runtime,
@@ -164,3 +165,17 @@ def test_the_graph_is_built_once_and_cached(
     again = LocalProvider(runtime=runtime.name).embed_documents(["def f(): return 1"])
     assert built[0].stat().st_mtime_ns == stamp  # read back, not rebuilt
     np.testing.assert_allclose(first, again, atol=1e-6)
+
+
+def test_health_names_the_runtime_and_the_gpu_runtimes() -> None:
+    from repolens.mcp.health import runtime_line
+
+    line = runtime_line(NUMPY)
+    assert line.startswith("runtime numpy-fp32; GPU: ")
+    assert "repolens[fast]" in line  # the slow reference says how to be faster
+    gpus = [r for r in RUNTIMES if r.device != "cpu"]
+    for runtime in gpus:
+        assert runtime.name in line or "none (" not in line
+    fast = choose_runtime("auto")
+    if fast != NUMPY:
+        assert "repolens[fast]" not in runtime_line(fast)

@@ -93,6 +93,9 @@ def embedding_status(
     done, total = embedded_share(conn, key)
     data["embedded"] = f"{done}/{total} chunks ({100 * done / total if total else 0:.0f}%)"
     data["requested profile"] = key
+    runtime = getattr(provider, "runtime", None)
+    if runtime is not None:
+        data["runtime"] = runtime.name
     if profile_status(conn, provider.profile)["pending"]:
         data["pending"] = "settings ask for another model: run `repolens index --reembed`"
     return data
