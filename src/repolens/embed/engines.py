@@ -208,9 +208,15 @@ def _quantize(source: Path, target: Path) -> None:
     from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))
-    quantize_dynamic(
-        source, target, per_channel=True, weight_type=QuantType.QInt8,
-        op_types_to_quantize=["MatMul", "Attention"],
-        extra_options={"DefaultTensorType": TensorProto.FLOAT},
-    )  # fmt: skip
+    # It logs advice ("run pre-processing") on the root logger: not for our users' eyes.
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(max(level, logging.ERROR))
+    try:
+        quantize_dynamic(
+            source, target, per_channel=True, weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul", "Attention"],
+            extra_options={"DefaultTensorType": TensorProto.FLOAT},
+        )  # fmt: skip
+    finally:
+        root.setLevel(level)
