@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +34,9 @@ from repolens.embed.runtimes import (
 REFERENCE = Path(__file__).parents[1] / "fixtures" / "embed" / "minilm_reference.json"
 SOURCE = Path(repolens.__file__).parent
 FP32 = [r for r in RUNTIMES if r.precision == "fp32" and r.device == "cpu" and r.engine != "numpy"]
+STDLIB_MODULES = ("argparse", "calendar", "configparser", "csv", "difflib", "fractions",
+                  "gettext", "ipaddress", "pathlib", "shutil", "statistics", "tarfile",
+                  "textwrap", "zipfile")  # fmt: skip
 REDUCED = [r for r in RUNTIMES if r.precision != "fp32" and r.device == "cpu"]
 
 
@@ -49,9 +53,15 @@ def reference() -> LocalProvider:
 
 @pytest.fixture(scope="module")
 def code_windows(reference: LocalProvider) -> list[str]:
-    """Windows of real code: repolens' own embedding package, as the indexer cuts it."""
-    files = sorted((SOURCE / "embed").glob("*.py"))
-    return [w for f in files for w in reference.windows(f.read_text(encoding="utf-8"))][:120]
+    """Windows of real code as the indexer cuts them: repolens' own embedding package and
+    stdlib modules."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    files = [
+        *sorted((SOURCE / "embed").glob("*.py")),
+        *(stdlib / f"{m}.py" for m in STDLIB_MODULES),
+    ]
+    windows = [w for f in files for w in reference.windows(f.read_text(encoding="utf-8"))]
+    return windows[::8][:150]
 
 
 @pytest.fixture(scope="module")
@@ -86,11 +96,12 @@ def test_reduced_precision_stays_near_float32_on_real_code(
 
 
 def _retrieval_set(reference_window: Callable[[str], str]) -> tuple[list[str], list[str]]:
-    """Functions of repolens with a docstring of a sentence or more: (the first window of
-    the code without its docstring, the docstring's first sentence)."""
+    """Documented functions of stdlib modules (a corpus that does not move with this
+    repository): (the first window of the code without its docstring, the docstring's
+    first sentence), at most 300."""
     codes, queries = [], []
-    for path in sorted(SOURCE.rglob("*.py")):
-        text = path.read_text(encoding="utf-8")
+    for module in STDLIB_MODULES:
+        text = (Path(sysconfig.get_paths()["stdlib"]) / f"{module}.py").read_text("utf-8")
         lines = text.splitlines()
         for node in ast.walk(ast.parse(text)):
             if not isinstance(node, ast.FunctionDef) or not ast.get_docstring(node):
@@ -102,7 +113,7 @@ def _retrieval_set(reference_window: Callable[[str], str]) -> tuple[list[str], l
             body = lines[node.lineno - 1 : doc.lineno - 1] + lines[doc.end_lineno : node.end_lineno]
             codes.append(reference_window("\n".join(body)))
             queries.append(sentence)
-            if len(codes) == 150:
+            if len(codes) == 300:
                 return codes, queries
     return codes, queries
 
@@ -123,7 +134,7 @@ def test_reduced_precision_keeps_retrieval_quality(
 ) -> None:
     provider = _provider(runtime)
     codes, queries = _retrieval_set(lambda code: reference.windows(code)[0])
-    assert len(codes) >= 100
+    assert len(codes) >= 200
     baseline = _mrr(reference, codes, queries)
     assert baseline > 0.3  # the set is a real retrieval task, not noise
     assert abs(_mrr(provider, codes, queries) - baseline) <= 0.01
