@@ -48,7 +48,7 @@ WHERE e.kind IN ({kinds}) AND e.provenance != 'synthesized'
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
+def write_files(root: Path, files: dict[str, str]) -> None:
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
@@ -63,7 +63,7 @@ def indexed_edges(
     """Write ``files`` under ``root``, index them with the real pipeline and return
     (source, kind, target qualified name, target file) of every edge of ``kinds`` that
     resolution made (synthesized dispatch edges have tests of their own)."""
-    _write(root, files)
+    write_files(root, files)
     conn = index_tree(root)
     try:
         sql = EDGES.format(kinds=",".join("?" * len(kinds)))
@@ -76,7 +76,7 @@ def ref_reasons(root: Path, files: dict[str, str], index_tree: IndexTree) -> dic
     """Write ``files`` under ``root``, index them with the real pipeline and return why
     each reference is unresolved ("" when it resolved), by ``receiver.name`` (``name``
     without a receiver)."""
-    _write(root, files)
+    write_files(root, files)
     conn = index_tree(root)
     try:
         rows = conn.execute("SELECT coalesce(receiver || '.', '') || name, reason FROM refs")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import open_indexed
+from conftest import open_indexed, write_files
 from repolens.query.explore import explore
 
 FILES = {
@@ -38,9 +38,7 @@ FILES = {
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("explore")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    write_files(root, FILES)
     open_indexed(root).close()
     return root
 
