@@ -38,9 +38,10 @@ async def client(tmp_path_factory: pytest.TempPathFactory, errlog: Path) -> Asyn
     params = StdioServerParameters(command=sys.executable, args=serve_args(project),
                                    env=server_env(), cwd=str(project))  # fmt: skip
     with errlog.open("w") as log:
-        async with stdio_client(params, errlog=log) as (read, write), ClientSession(
-            read, write
-        ) as session:
+        async with (
+            stdio_client(params, errlog=log) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             connected = Client(session, await session.initialize(), project)
             await connected.wait_indexed()
             yield connected

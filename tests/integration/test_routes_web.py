@@ -141,6 +141,16 @@ EXPECTED: dict[str, tuple[set[tuple[str, str]], set[tuple[str, str]]]] = {
         },
         {("GET /orders/{id}", "show_order"), ("GET /items", "list_items")},
     ),
+    "aspnet": (
+        {
+            ("GET /api/Orders/{id}", "OrdersController.Get"),  # [Route("api/[controller]")]
+            ("POST /api/Orders", "OrdersController.Create"),
+            ("DELETE /admin/orders/{id}", "OrdersController.Purge"),  # "/..." ignores the class's
+            ("GET /api/v2/health", "Health.Check"),  # MapGroup + MapGet
+            ("POST /ping", ""),  # a lambda
+        },
+        {("GET /api/Orders", "OrdersController.Helper"), ("GET /health", "Health.Check")},
+    ),
     "chi": (
         {
             ("GET /articles/", "listArticles"),
@@ -190,6 +200,7 @@ def test_web_prefix_edit_incremental_equals_full(
         ("laravel", "GET /admin/reports/daily", "Order.find"),
         ("rails", "POST /orders/{id}/cancel", "Order.cancel!"),
         ("rust", "GET /shop/orders/{id}", "load"),
+        ("aspnet", "GET /api/Orders/{id}", "OrderStore.Find"),
     ],
 )
 def test_flow_from_a_route_reaches_the_data_layer(

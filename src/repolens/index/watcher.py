@@ -130,9 +130,7 @@ class Watcher:
         rel = relative_path(self.project, path)
         if rel is None or rel in self._own_output:
             return False
-        return under_marked_dir(rel) or not is_ignored_path(
-            self.project.root, rel, self._discovery
-        )
+        return under_marked_dir(rel) or not is_ignored_path(self.project.root, rel, self._discovery)
 
     def _feed(self) -> None:
         """Run the OS watcher; when it cannot start (inotify watch limit, a filesystem

@@ -24,7 +24,7 @@ from tree_sitter import Node
 
 from repolens.parse.model import Symbol
 from repolens.parse.spec import DefContext, ImportSpec, LanguageSpec
-from repolens.parse.text import node_text
+from repolens.parse.text import node_text, short_text
 
 _NAME = "name: (identifier) @name"
 _TYPE = "[(identifier) @name (generic_name (identifier) @name) (qualified_name) @qname]"
@@ -94,6 +94,7 @@ def _refine(sym: Symbol, ctx: DefContext) -> None:
         sym.kind = "constant"
     elif sym.kind == "method" and _TEST_ATTRIBUTES.intersection(_attributes(ctx.node, ctx.src)):
         sym.kind = "test"
+    sym.decorators = _attribute_texts(ctx.node, ctx.src)
 
 
 def _attributes(node: Node, src: bytes) -> list[str]:
@@ -109,6 +110,18 @@ def _attributes(node: Node, src: bytes) -> list[str]:
                 if name is not None:
                     names.append(node_text(name, src).rsplit(".", 1)[-1])
     return names
+
+
+def _attribute_texts(node: Node, src: bytes) -> tuple[str, ...]:
+    """Each attribute as written, brackets off (``HttpGet("{id}")``): what framework rules
+    read, as they read other languages' decorators (ASP.NET's routes)."""
+    return tuple(
+        short_text(attr, src)
+        for group in node.named_children
+        if group.type == "attribute_list"
+        for attr in group.named_children
+        if attr.type == "attribute"
+    )
 
 
 def _heritage(node: Node) -> list[tuple[str, Node]]:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from repolens.resolve.context import Context
 from repolens.resolve.frameworks import (
+    aspnet,
     django,
     express,
     fastapi,
@@ -50,6 +51,7 @@ FRAMEWORKS: tuple[tuple[str, Callable[[Facts], list[Route]]], ...] = (
     ("laravel", laravel.routes),
     ("rails", rails.routes),
     ("rust", rust_web.routes),
+    ("aspnet", aspnet.routes),
 )
 ROUTE_KIND = "route"
 ROUTES_TO = "routes_to"
