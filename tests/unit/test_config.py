@@ -64,3 +64,16 @@ def test_describe_hides_api_key(tmp_path: Path) -> None:
     settings = load_settings(tmp_path, environ={"REPOLENS_EMBED_API_KEY": "sk-secret"})
     row = next(r for r in describe(settings) if r["key"] == "embed_api_key")
     assert row["value"] == "***" and row["source"] == "env"
+
+
+def test_qdrant_settings_validate_and_hide_the_key(tmp_path: Path) -> None:
+    env = {"REPOLENS_SEARCH_BACKEND": "qdrant", "REPOLENS_QDRANT_API_KEY": "k-secret",
+           "REPOLENS_QDRANT_URL": "https://qdrant.internal:6333"}  # fmt: skip
+    settings = load_settings(tmp_path, environ=env)
+    assert (settings.search_backend, settings.qdrant_collection) == ("qdrant", "repolens")
+    row = next(r for r in describe(settings) if r["key"] == "qdrant_api_key")
+    assert row["value"] == "***"
+    with pytest.raises(ConfigError, match=r"search_backend.*embedded or qdrant"):
+        load_settings(tmp_path, environ={"REPOLENS_SEARCH_BACKEND": "milvus"})
+    with pytest.raises(ConfigError, match="qdrant_tenant"):
+        load_settings(tmp_path, environ={"REPOLENS_QDRANT_TENANT": "a/b"})
