@@ -113,9 +113,14 @@ def wait_render(driver: WebDriver, before: int, view: str) -> None:
 
 
 def open_view(driver: WebDriver, url: str, view: str) -> None:
+    """Load ``url`` and wait until the page is still: its view drawn, and drawn again
+    with the dead-code marks that arrive after (so a later render is the test's own)."""
     driver.get("about:blank")
     driver.get(url)
     wait_render(driver, 0, view)
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.execute_script("return window.__repolens.deadReady !== null")
+    )
 
 
 def panel(driver: WebDriver) -> str:
