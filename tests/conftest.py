@@ -19,6 +19,19 @@ from repolens.store.db import connect
 IndexTree = Callable[[Path], sqlite3.Connection]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The suite's own XDG state dir (the registry of indexes, the installer's manifest),
+    inherited by every process it starts, so tests never write into the user's."""
+    before = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = before
+
+
 def run_repolens(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``repolens ARGS`` as a user runs it: a process of its own in ``cwd``, this test
     run's environment plus ``env``, no colours; never raises on a failing exit."""

@@ -42,6 +42,8 @@ _COMMAND_MODULES: dict[str, str] = {
     "hierarchy": "hierarchy",
     "explore": "explore",
     "affected": "affected",
+    "projects": "projects",
+    "prune": "projects",
     "install": "install",
     "uninstall": "install",
     "doctor": "install",

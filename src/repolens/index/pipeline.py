@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import closing, nullcontext
 from dataclasses import dataclass, field
 
-from repolens import collector
+from repolens import collector, registry
 from repolens.config import usable_cores
 from repolens.discover import (
     DiscoveredFile,
@@ -398,6 +398,7 @@ def index_project(
         remember(conn, extra_extensions or {})
         project = with_remembered(project, conn)
         report = _index(project, conn, progress, _stop_check(should_stop, writer))
+    registry.record(project)
     log.info(
         "indexed %s: %d files, %d parsed, %d removed, %d failed, %d edges in %.2fs",
         project.root, report.discovered, report.parsed, report.removed, report.failed,
