@@ -94,14 +94,7 @@ def receiver_key(facts: Facts, site: Site) -> Hashable | None:
 
 def imports_module(facts: Facts, file_id: int, *prefixes: str) -> bool:
     """Whether the file imports one of the modules (or their submodules) by name."""
-    for imp in facts.ctx.project.imports.get(file_id, ()):
-        module = imp.module
-        if any(
-            module == p or module.startswith(p + ".") or module.startswith(p + "/")
-            for p in prefixes
-        ):
-            return True
-    return False
+    return facts.imports_module(file_id, prefixes)
 
 
 def handler_of(facts: Facts, file_id: int, scope_id: int, value: Value, line: int) -> Sym | None:

@@ -60,7 +60,10 @@ class Facts:
     ctx: Context
     conn: sqlite3.Connection  # for what the loaded project leaves out (variables' text)
     sites: dict[int, list[Site]] = field(default_factory=dict)  # file -> its sites in order
-    _decorated: list[Sym] | None = None
+    # decorated symbols outside tests, each with its decorators' names
+    _decorated: list[tuple[Sym, frozenset[str]]] | None = None
+    _parsed: dict[int, list[Value]] = field(default_factory=dict)  # symbol -> decorators
+    _imports: dict[tuple[int, tuple[str, ...]], bool] = field(default_factory=dict)
 
     @property
     def files(self) -> dict[int, FileRow]:
@@ -76,18 +79,48 @@ class Facts:
                 if site.name.lower() in wanted:
                     yield site
 
-    def decorated(self, languages: frozenset[str]) -> Iterator[tuple[Sym, list[Value]]]:
-        """Symbols of ``languages`` with decorators, each decorator parsed."""
+    def decorated(
+        self, languages: frozenset[str], heads: frozenset[str] | None = None
+    ) -> Iterator[tuple[Sym, list[Value]]]:
+        """Symbols of ``languages`` with a decorator named one of ``heads`` (any when
+        None), each of their decorators parsed (once, whichever rules ask)."""
         if self._decorated is None:
-            files = self.files
-            self._decorated = [
-                s
-                for s in self.ctx.project.syms.values()
-                if s.decorators and not is_test_path(files[s.file_id].path)
-            ]
-        for sym in self._decorated:
-            if self.files[sym.file_id].language in languages:
-                yield sym, [parse_decorator(d) for d in sym.decorators.split("\n") if d]
+            files, tests = self.files, dict[int, bool]()
+            self._decorated = []
+            for sym in self.ctx.project.syms.values():
+                if not sym.decorators:
+                    continue
+                test = tests.get(sym.file_id)
+                if test is None:
+                    test = tests[sym.file_id] = is_test_path(files[sym.file_id].path)
+                if not test:
+                    names = frozenset(decorator_head(d) for d in sym.decorators.split("\n"))
+                    self._decorated.append((sym, names))
+        for sym, names in self._decorated:
+            if heads is not None and heads.isdisjoint(names):
+                continue
+            if self.files[sym.file_id].language not in languages:
+                continue
+            parsed = self._parsed.get(sym.id)
+            if parsed is None:
+                parsed = self._parsed[sym.id] = [
+                    parse_decorator(d) for d in sym.decorators.split("\n") if d
+                ]
+            yield sym, parsed
+
+    def imports_module(self, file_id: int, prefixes: tuple[str, ...]) -> bool:
+        """Whether the file imports one of the modules (or their submodules) by name;
+        remembered, as every rule asks it of the same files."""
+        key = (file_id, prefixes)
+        found = self._imports.get(key)
+        if found is None:
+            found = self._imports[key] = any(
+                module.startswith(p) and module[len(p) : len(p) + 1] in ("", ".", "/", ":")
+                for imp in self.ctx.project.imports.get(file_id, ())
+                for module in (imp.module,)
+                for p in prefixes
+            )
+        return found
 
     def where(self, file_id: int, line: int) -> str:
         return f"{self.files[file_id].path}:{line}"
@@ -135,6 +168,11 @@ class Facts:
 
 
 _ASSIGNED_STRING = re.compile(r"""[=:]\s*[rbuf]?(['"`])([^'"`]*)\1\s*;?\s*$""")
+
+
+def decorator_head(text: str) -> str:
+    """A decorator's last name before its arguments (``bp.route("/x")``: ``route``)."""
+    return text.strip().lstrip("@#[").split("(", 1)[0].rstrip("]").rsplit(".", 1)[-1].strip()
 
 
 def load_sites(conn: sqlite3.Connection) -> dict[int, list[Site]]:

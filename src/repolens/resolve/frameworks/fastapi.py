@@ -38,6 +38,7 @@ from repolens.resolve.frameworks.paths import METHODS
 PYTHON = frozenset({"python"})
 _MAKERS = ("FastAPI", "APIRouter", "Starlette", "Router")
 _VERBS = {m.lower(): m for m in METHODS}
+_HEADS = frozenset({"api_route", "websocket", *_VERBS})
 _ROUTE_LISTS = ("Route", "WebSocketRoute", "Mount", "Host")
 
 
@@ -61,7 +62,7 @@ def routes(facts: Facts) -> list[Route]:
         listed = keyword(site.args, "routes")
         if listed is not None:
             _route_list(facts, site, key, listed, regs, mounts, 0)
-    for sym, decorators in facts.decorated(PYTHON):
+    for sym, decorators in facts.decorated(PYTHON, _HEADS):
         scope = sym.parent_id if sym.parent_id is not None else facts.files[sym.file_id].symbol
         for deco in decorators:
             found = call(deco)

@@ -35,6 +35,7 @@ from repolens.resolve.project import CLASS_KINDS
 PYTHON = frozenset({"python"})
 _MAKERS = ("Flask", "Blueprint", "Quart", "APIFlask", "APIBlueprint")
 _VERBS = {m.lower(): m for m in METHODS}
+_HEADS = frozenset({"route", *_VERBS})
 
 
 def routes(facts: Facts) -> list[Route]:
@@ -49,7 +50,7 @@ def routes(facts: Facts) -> list[Route]:
         if prefix:
             own[key] = prefix
     regs: list[Registration] = []
-    for sym, decorators in facts.decorated(PYTHON):
+    for sym, decorators in facts.decorated(PYTHON, _HEADS):
         scope = sym.parent_id if sym.parent_id is not None else facts.files[sym.file_id].symbol
         for deco in decorators:
             found = call(deco)

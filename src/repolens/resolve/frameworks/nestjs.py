@@ -28,7 +28,7 @@ def routes(facts: Facts) -> list[Route]:
         global_prefix = given[0] if given else global_prefix
     out: list[Route] = []
     project = facts.ctx.project
-    for cls, decorators in facts.decorated(SCRIPTS):
+    for cls, decorators in facts.decorated(SCRIPTS, frozenset({"Controller"})):
         prefixes = _paths(decorators, "Controller")
         if prefixes is None or not imports_module(facts, cls.file_id, "@nestjs/common"):
             continue

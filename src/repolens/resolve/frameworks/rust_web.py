@@ -31,6 +31,7 @@ from repolens.resolve.project import FUNCTION_KINDS, Sym
 
 RUST = frozenset({"rust"})
 _VERBS = {m.lower(): m for m in METHODS} | {"any": ANY}
+_HEADS = frozenset({"route", *_VERBS})
 
 
 def routes(facts: Facts) -> list[Route]:
@@ -56,7 +57,7 @@ def _actix(facts: Facts) -> list[Route]:
                 if sym is not None and sym.kind in FUNCTION_KINDS and full:
                     scoped.setdefault(sym.id, []).append(full)
     out = []
-    for sym, decorators in facts.decorated(RUST):
+    for sym, decorators in facts.decorated(RUST, _HEADS):
         if not imports_module(facts, sym.file_id, "actix_web"):
             continue
         for deco in decorators:

@@ -30,7 +30,7 @@ _JAXRS = frozenset(METHODS)
 def routes(facts: Facts) -> list[Route]:
     out: list[Route] = []
     project = facts.ctx.project
-    for cls, decorators in facts.decorated(JVM):
+    for cls, decorators in facts.decorated(JVM, _CLASS_MARKS):
         heads = {_head(d) for d in decorators}
         if not heads & _CLASS_MARKS or cls.kind in FUNCTION_KINDS:
             continue
