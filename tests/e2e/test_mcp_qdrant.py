@@ -55,3 +55,5 @@ async def test_search_tool_answers_from_the_team_index(tmp_path: Path) -> None:
             text = await client.call("search", query="validate_card_number")
             assert "(keyword, qdrant)" in text
             assert "src/shop/payments.py:" in text and "def validate_card_number" in text
+        bundle = await client.call("context", query="check a card number with its checksum")
+        assert "validate_card_number" in bundle and "local index" not in bundle

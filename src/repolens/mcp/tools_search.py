@@ -204,7 +204,8 @@ class SearchTools(ToolGroup):
         already read; ask `node` for a symbol whose code was cut."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
-            provider, why = handle.query_provider(conn)
+            chosen = choose_backend(handle.project, conn)
+            provider, why = _query_provider(handle, conn, chosen)
             source = SourceCache(handle.root, conn)
             bundle = build_context(
                 conn,
@@ -214,6 +215,7 @@ class SearchTools(ToolGroup):
                 budget=budget,
                 depth=depth,
                 provider=provider,
+                backend=chosen.backend,
             )
             files = {item.symbol.file for item in bundle.items}
             languages = languages_of(conn, files)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repolens.query.backend import SearchBackend
 from repolens.query.callpaths import CallPath, call_paths
 from repolens.query.graph import (
     EdgeHit,
@@ -168,16 +169,18 @@ def build_context(
     depth: int = 1,
     provider: Any = None,
     max_items: int = MAX_ITEMS,
+    backend: SearchBackend | None = None,
 ) -> ContextBundle:
     """Rank the symbols relevant to ``query`` and load their code within ``budget``
     characters. ``read_lines(path)`` supplies a file's current lines (it decides which
-    paths may be read); ``provider`` embeds the query for the dense half of search."""
+    paths may be read); ``provider`` embeds the query for the dense half of search;
+    ``backend`` is where search finds chunks (default: this index)."""
     bundle = ContextBundle(query=query, budget=budget)
     pool: dict[int, _Candidate] = {}
     about_names = _seed_from_names(conn, query, pool, bundle.notes)
     _seed_from_routes(conn, query, pool)
     hit_weight = 0.3 if about_names else 1.0  # text like the names matters less than they do
-    _seed_from_search(conn, data_dir, query, provider, pool, bundle, hit_weight)
+    _seed_from_search(conn, data_dir, query, provider, pool, bundle, hit_weight, backend)
     wants_tests = bool(re.search(r"\btests?\b|\bspec\b", query, re.IGNORECASE))
     edges = _expand(conn, pool, depth=max(1, min(depth, 2)))
     ranked = _rank(pool, wants_tests)
@@ -262,9 +265,10 @@ def _seed_from_search(
     pool: dict[int, _Candidate],
     bundle: ContextBundle,
     hit_weight: float,
+    backend: SearchBackend | None,
 ) -> None:
     try:
-        hits = search(conn, data_dir, query, limit=SEARCH_LIMIT, provider=provider)
+        hits = search(conn, data_dir, query, limit=SEARCH_LIMIT, provider=provider, backend=backend)
     except sqlite3.OperationalError as exc:  # e.g. search tables not written yet
         bundle.notes.append(f"search unavailable ({exc}); answered from names and the graph")
         return
