@@ -26,7 +26,7 @@ from repolens.query.symbols import (
 
 KINDS = ("route", "cli", "main", "task", "test", "export")
 _CLI_DECORATOR = re.compile(
-    r"^@?(?:click\.(?:command|group)|[\w.]*\.(?:command|group|callback)|command|group)\b"
+    r"^@?(?:click\.(?:command|group)|\w[\w.]*\.(?:command|group|callback))\b"
     r"|^#\[(?:derive\([^)]*\b(?:Parser|Subcommand)\b|command\b|clap\b)"
 )
 _TASK_DECORATOR = re.compile(
