@@ -105,6 +105,8 @@ class Context:
     receivers: dict[tuple[int, int, str, bool], Value] = field(default_factory=dict)
     guesses: dict[tuple[int, str, str, bool], Guess] = field(default_factory=dict)  # namematch
     line_choices: int = 0  # lookups whose answer depended on the line asked about
+    # names a module-level variable or constant has, or an import binds (see ladder)
+    variable_names: frozenset[str] | None = None
     imports: Memo[int, Value] = field(init=False)  # import id -> what it binds
     targets: Memo[int, tuple[Value, str | None]] = field(init=False)  # import id -> module
     members: Memo[tuple[int, str], Value | None] = field(init=False)  # (module, name)

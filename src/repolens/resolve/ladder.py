@@ -240,6 +240,9 @@ def _with_receiver_use(ctx: Context, ref: RefRow, outcome: Outcome) -> Outcome:
     name = segments[0].name
     if spec is None or name in spec.self_names or name in spec.class_self_names:
         return outcome
+    names = _variable_names(ctx)
+    if all(segment.name not in names for segment in segments):
+        return outcome  # most receivers: `self.x`, a local, a module (`os.path`)
     scope_id, _ = definition_scope(ctx, ref)
     found = scope.lookup_name(ctx, ctx.file(ref.file_id), scope_id, name, ref.line)
     for segment in segments[1:]:  # `flask.request_started.send`: a module's variable
@@ -254,6 +257,23 @@ def _with_receiver_use(ctx: Context, ref: RefRow, outcome: Outcome) -> Outcome:
         return outcome  # a class's field or a function's local: not a module-level name
     used = Hit(sym, "references", round(found.confidence, 3), found.provenance)
     return Outcome(outcome.hits, outcome.reason, (*outcome.uses, used))
+
+
+def _variable_names(ctx: Context) -> frozenset[str]:
+    """Every name a module-level variable or constant has, or an import binds (an alias
+    of one): a receiver naming none of them cannot start with such a variable."""
+    if ctx.variable_names is None:
+        project = ctx.project
+        found = {
+            sym.name
+            for sym in project.syms.values()
+            if sym.kind in VARIABLE_KINDS
+            and sym.parent_id in project.syms
+            and project.syms[sym.parent_id].kind == "file"
+        }
+        found.update(imp.alias for imps in project.imports.values() for imp in imps if imp.alias)
+        ctx.variable_names = frozenset(found)
+    return ctx.variable_names
 
 
 def _stood_for(ctx: Context, ref: RefRow, value: Value, target: Value) -> Outcome:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.project import Project
 from repolens.resolve.synthesis import callbacks, interfaces, signals
-from repolens.resolve.synthesis.common import PROVENANCE
+from repolens.resolve.synthesis.common import PROVENANCE, skipped_files
 
 CHANNELS: tuple[Callable[[sqlite3.Connection, Project], list[EdgeRow]], ...] = (
     interfaces.edges,
@@ -35,9 +35,11 @@ def synthesize(conn: sqlite3.Connection, project: Project) -> int:
     """Replace every synthesized edge with what the channels pair now; the count made."""
     conn.execute("DELETE FROM edges WHERE provenance = ?", (PROVENANCE,))
     made: dict[tuple[int, int, int], EdgeRow] = {}
+    skipped = skipped_files(conn)
     for channel in CHANNELS:
         for edge in channel(conn, project):
-            made.setdefault((edge[0], edge[1], edge[4]), edge)  # first channel wins a site
+            if edge[3] not in skipped and project.syms[edge[1]].file_id not in skipped:
+                made.setdefault((edge[0], edge[1], edge[4]), edge)  # first channel wins
     known = _existing_calls(conn, {key[0] for key in made})
     rows = [edge for key, edge in made.items() if (key[0], key[1]) not in known]
     conn.executemany(

@@ -19,7 +19,7 @@ from repolens.resolve.edges import EdgeRow
 from repolens.resolve.languages import spec_for
 from repolens.resolve.params import positional_parameters
 from repolens.resolve.project import Project
-from repolens.resolve.synthesis.common import CALLABLE, chunks, edge, site, skipped_files
+from repolens.resolve.synthesis.common import CALLABLE, chunks, edge, site
 
 CONFIDENCE = 0.8
 MAX_CALLBACKS = 16  # a function handed more distinct callbacks is a generic utility (map)
@@ -41,11 +41,8 @@ def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     invoked = _invocations(conn, project)
     if not invoked:
         return []
-    skipped = skipped_files(conn)
     passed: defaultdict[int, dict[int, tuple[int, int]]] = defaultdict(dict)
     for function, caller, file_id, line, args in _call_sites(conn, list(invoked)):
-        if file_id in skipped:
-            continue
         parameter = invoked[function].parameter
         target = _first_argument(conn, project, caller, file_id, line, args, parameter)
         if target is not None and target != function:

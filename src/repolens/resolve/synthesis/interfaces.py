@@ -16,7 +16,7 @@ from collections import defaultdict
 
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.project import CLASS_KINDS, Project, Sym
-from repolens.resolve.synthesis.common import MAX_FAN_OUT, chunks, edge, place, skipped_files
+from repolens.resolve.synthesis.common import MAX_FAN_OUT, chunks, edge, place
 
 INTERFACE_CONFIDENCE = 0.8  # the base declares the method only: an implementation runs
 VIRTUAL_CONFIDENCE = 0.6  # the base has a body of its own, which may be what runs
@@ -32,12 +32,13 @@ def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
         implementations[base].update(found)
     if not implementations:
         return []
-    skipped = skipped_files(conn)
     made: list[EdgeRow] = []
-    for source, target, file_id, line, col, receiver in _calls_to(conn, list(implementations)):
+    for source, target, file_id, line, col, receiver in _calls_to(
+        conn, list(implementations), project
+    ):
         found = _closure(implementations, target)
         called = project.syms.get(target)
-        if called is None or not found or len(found) > MAX_FAN_OUT or file_id in skipped:
+        if called is None or not found or len(found) > MAX_FAN_OUT:
             continue
         if _static(project, called, receiver):
             continue
@@ -141,22 +142,26 @@ def _static(project: Project, called: Sym, receiver: str | None) -> bool:
 
 
 def _calls_to(
-    conn: sqlite3.Connection, targets: list[int]
+    conn: sqlite3.Connection, targets: list[int], project: Project
 ) -> list[tuple[int, int, int, int, int, str | None]]:
     """Resolved calls of ``targets``: source, target, file, line, col, and the receiver
     the call was written on (None for a bare call)."""
-    found: list[tuple[int, int, int, int, int, str | None]] = []
+    found: list[tuple[int, int, int, int, int]] = []
     for chunk in chunks(targets):
         rows = conn.execute(
-            "SELECT e.source_id, e.target_id, e.file_id, e.line, e.col, r.receiver FROM edges e"
-            " LEFT JOIN refs r ON r.file_id = e.file_id AND r.line = e.line AND r.col = e.col"
-            " AND r.kind = 'calls' AND r.source_id IS e.source_id"
-            " WHERE e.kind = 'calls' AND e.provenance != 'synthesized'"
-            f" AND e.target_id IN ({','.join('?' * len(chunk))}) ORDER BY 3, 4, 5",
+            "SELECT source_id, target_id, file_id, line, col FROM edges WHERE kind = 'calls'"
+            f" AND provenance != 'synthesized' AND target_id IN ({','.join('?' * len(chunk))})"
+            " ORDER BY file_id, line, col",
             chunk,
         )
-        found.extend(
-            (int(a), int(b), int(c), int(d), int(e), None if r is None else str(r))
-            for a, b, c, d, e, r in rows
+        found.extend((int(a), int(b), int(c), int(d), int(e)) for a, b, c, d, e in rows)
+    names = sorted({project.syms[t].name for t in targets if t in project.syms})
+    receivers: dict[tuple[int, int, int], str | None] = {}
+    for part in [names[i : i + 500] for i in range(0, len(names), 500)]:
+        rows = conn.execute(
+            "SELECT file_id, line, col, receiver FROM refs WHERE kind = 'calls'"
+            f" AND name IN ({','.join('?' * len(part))})",
+            part,
         )
-    return found
+        receivers.update(((int(f), int(n), int(c)), r) for f, n, c, r in rows)
+    return [(*call, receivers.get((call[2], call[3], call[4]))) for call in found]

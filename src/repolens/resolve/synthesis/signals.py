@@ -22,7 +22,6 @@ from repolens.resolve.synthesis.common import (
     edge,
     kind_of,
     site,
-    skipped_files,
 )
 
 CONFIDENCE = 0.85
@@ -45,7 +44,6 @@ SELECT source_id, file_id, line, col, target_id FROM edges WHERE kind = 'referen
 
 
 def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
-    skipped = skipped_files(conn)
     receivers: defaultdict[int, dict[int, tuple[int, int]]] = defaultdict(dict)
     sends: list[tuple[int, int, int, int, int]] = []  # signal, sender, file, line, col
     uses: dict[tuple[int, int, int, int], list[tuple[int, str]]] = defaultdict(list)
@@ -61,7 +59,7 @@ def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     }
     for kind, name, bare, source, file_id, line, col in sites:
         source_kind = kind_of(project, source)
-        if file_id in skipped or bool(bare) != (name in DECORATORS):
+        if bool(bare) != (name in DECORATORS):
             continue
         args = (source, file_id, line, col + len(name) + 1)  # its first argument
         # `signal.connect(...)`: the receiver at the call; `receiver(signal)`: the argument
