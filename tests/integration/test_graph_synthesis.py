@@ -47,6 +47,10 @@ MUST_HAVE = {
     ("cancel", "refund", "signal"),
     ("cancel", "audit", "signal"),  # Django's @receiver(signal)
     ("checkout", "send_receipt", "signal"),  # shop.signals.order_placed.connect(...)
+    # dispatch tables called by key
+    ("run_command", "add_item", "table"),
+    ("run_command", "drop_item", "table"),
+    ("act", "onSave", "table"),
 }
 MUST_NOT_HAVE = {
     ("Lookup", "ReadOnly.Get"),  # ReadOnly lacks Put: not a Store
@@ -108,6 +112,7 @@ def test_each_edge_names_its_channel_and_wiring_site(synthesis: sqlite3.Connecti
         ("persist", "flush"),  # resolved call to withRetry, then the callback it calls
         ("Lookup", "MemStore.Get"),
         ("Report.Total", "Circle.Area"),
+        ("act", "onLoad"),  # a table of functions called by key
     ],
 )
 def test_path_crosses_each_bridged_hop(synthesis: sqlite3.Connection, src: str, dst: str) -> None:
@@ -150,6 +155,7 @@ def test_incremental_equals_full_after_editing_wiring_sites(
         "func (r ReadOnly) Put(key string, value string) {}\n\nfunc (r ReadOnly) Get",
     )
     _edit(root, "py/shop/core.py", "    retry(fn=load_cart)\n", "")
+    _edit(root, "py/shop/commands.py", '    "drop": drop_item,\n', "")
     incremental = index_tree(root)
     fresh = tmp_path / "fresh"
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".repolens"))
@@ -162,6 +168,8 @@ def test_incremental_equals_full_after_editing_wiring_sites(
         assert ("cancel", "send_receipt") in edges
         assert ("Lookup", "ReadOnly.Get") in edges  # ReadOnly now has Put too
         assert ("retry", "load_cart") not in edges  # no longer passed
+        assert ("run_command", "drop_item") not in edges  # no longer in the table
+        assert ("run_command", "add_item") in edges
     finally:
         incremental.close()
         full.close()

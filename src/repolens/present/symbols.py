@@ -17,6 +17,7 @@ WIRED_AT = {
     "virtual": "overridden at",
     "callback": "passed at",
     "signal": "connected at",
+    "table": "defined at",
 }
 
 

@@ -100,7 +100,8 @@ also holds that value's member (a ``VALUE_OF`` binding)."""
 
 CALLS = """
 (call_expression function: [(identifier) @name (super) @name
-  (member_expression object: (_) @recv property: (_) @name)] arguments: (_) @args) @call
+  (member_expression object: (_) @recv property: (_) @name)
+  (subscript_expression object: (identifier) @name)] arguments: (_) @args) @call
 (new_expression constructor: [(identifier) @name (member_expression) @qname]
   arguments: (_)? @args) @new
 

@@ -21,13 +21,14 @@ from collections.abc import Callable
 
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.project import Project
-from repolens.resolve.synthesis import callbacks, interfaces, signals
+from repolens.resolve.synthesis import callbacks, interfaces, signals, tables
 from repolens.resolve.synthesis.common import PROVENANCE, skipped_files
 
 CHANNELS: tuple[Callable[[sqlite3.Connection, Project], list[EdgeRow]], ...] = (
     interfaces.edges,
     callbacks.edges,
     signals.edges,
+    tables.edges,
 )
 
 
