@@ -55,8 +55,8 @@ QUERY = r"""
 (class_definition body: (block (expression_statement
   (assignment left: (identifier) @name) @def.field)))
 
-(call function: [(identifier) @name (subscript value: (identifier) @name)]
-  arguments: (_) @args) @call
+(call function: (identifier) @name arguments: (_) @args) @call
+(call function: (subscript value: (identifier) @name) arguments: (_) @args) @call  ; a table's
 (call function: (attribute object: (_) @recv attribute: (identifier) @name)
   arguments: (_) @args) @call
 
