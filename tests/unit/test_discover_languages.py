@@ -116,3 +116,5 @@ def test_objective_c_header_is_told_by_its_head() -> None:
     assert header_language("Shop/Cart.h", "c", objc) == "objc"
     assert header_language("lib/util.h", "c", b"#include <stdio.h>\nint add(int);\n") == "c"
     assert header_language("Shop/Cart.c", "c", objc) == "c"  # only headers are in doubt
+    kernel = b"#pragma once\n__global__ void scale(float *d, int n);\n"
+    assert header_language("kernels/scale.h", "c", kernel) == "cuda"

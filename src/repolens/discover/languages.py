@@ -120,14 +120,18 @@ def _interpreter(head: bytes) -> str | None:
 
 
 _OBJC_HEAD = re.compile(rb"^[ \t]*(?:@interface|@protocol|@class|#import)\b", re.MULTILINE)
+_CUDA_HEAD = re.compile(rb"\b__(?:global|device|host)__\b")
 
 
 def header_language(path: str, language: str, head: bytes) -> str:
     """A ``.h`` header is C's by name, Objective-C's when its head says so (``@interface``,
-    ``#import``): one read of the head that discovery makes anyway."""
-    if language == "c" and path.endswith(".h") and _OBJC_HEAD.search(head):
+    ``#import``), CUDA's when it declares kernels (``__global__``, ``__device__``): one
+    read of the head that discovery makes anyway."""
+    if language != "c" or not path.endswith(".h"):
+        return language
+    if _OBJC_HEAD.search(head):
         return "objc"
-    return language
+    return "cuda" if _CUDA_HEAD.search(head) else language
 
 
 def needs_head(name: str) -> bool:
