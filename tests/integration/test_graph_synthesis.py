@@ -19,6 +19,7 @@ import pytest
 
 from conftest import IndexTree
 from repolens.present.graph import UNINDEXED_READS, caller_gaps
+from repolens.query.flow import flow
 from repolens.query.graph import call_path, callers, find_symbol
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "synthesis"
@@ -120,6 +121,16 @@ def test_path_crosses_each_bridged_hop(synthesis: sqlite3.Connection, src: str, 
     assert chain is not None
     assert chain[-1].symbol.qualified_name.endswith(dst.rsplit(".", 2)[-1])
     assert chain[-1].provenance == "synthesized"
+
+
+def test_flow_follows_a_resolved_call_then_the_callback_it_runs(
+    synthesis: sqlite3.Connection,
+) -> None:
+    result = flow(synthesis, find_symbol(synthesis, "persist"), depth=3)
+    reached = {node.symbol.qualified_name: node for node in result.nodes}
+    assert reached["withRetry"].provenance != "synthesized"  # persist -> withRetry: resolved
+    assert reached["flush"].provenance == "synthesized"  # withRetry runs the callback
+    assert reached["SqlRepo.save"].provenance == "synthesized"  # repo.save() on a Repo
 
 
 def test_a_signal_object_lists_who_uses_it(synthesis: sqlite3.Connection) -> None:
