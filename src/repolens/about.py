@@ -16,6 +16,7 @@ from typing import Any
 from repolens import __version__
 from repolens.config import CONFIG_FILE
 from repolens.project import Project
+from repolens.registry import folder_bytes
 from repolens.store.db import StoreError, connect
 from repolens.store.embeddings import effective_profile
 
@@ -47,7 +48,7 @@ def about(project: Project) -> dict[str, Any]:
             "data_dir": str(project.data_dir),
             "index": str(db),
             "index_exists": db.is_file(),
-            "index_bytes": _size(project.data_dir),
+            "index_bytes": folder_bytes(project.data_dir),
         },
         "embedding": {
             "provider": settings.embed_provider,
@@ -63,14 +64,6 @@ def about(project: Project) -> dict[str, Any]:
 def _config_file(root: Path) -> str | None:
     path = root / CONFIG_FILE
     return str(path) if path.is_file() else None
-
-
-def _size(folder: Path) -> int:
-    """Bytes under the data dir (the index, its WAL, vector matrices)."""
-    try:
-        return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    except OSError:
-        return 0
 
 
 def _stored_profile(db: Path) -> dict[str, Any] | str | None:

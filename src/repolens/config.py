@@ -286,6 +286,13 @@ class Settings:
             raise AttributeError(name) from None
 
 
+def user_state_dir() -> Path:
+    """repolens's folder in the user's state directory (``$XDG_STATE_HOME``, else
+    ``~/.local/state``): the registry of indexes and the installer's manifest live there."""
+    state = os.environ.get("XDG_STATE_HOME")
+    return (Path(state) if state else Path.home() / ".local" / "state") / "repolens"
+
+
 def usable_cores() -> int:
     """Cores this process may run on (respects CPU affinity, e.g. in containers): what
     ``workers = 0`` means, and how many threads the local embedding model runs."""

@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from repolens.config import user_state_dir
 from repolens.project import DB_NAME, Project
 
 
@@ -27,9 +28,7 @@ class KnownIndex:
 
 
 def registry_path() -> Path:
-    state = os.environ.get("XDG_STATE_HOME")
-    base = Path(state) if state else Path.home() / ".local" / "state"
-    return base / "repolens" / "projects.json"
+    return user_state_dir() / "projects.json"
 
 
 def known() -> list[KnownIndex]:
@@ -59,12 +58,16 @@ def record(project: Project) -> None:
         return
 
 
-def index_bytes(entry: KnownIndex) -> int:
-    folder = Path(entry.data_dir)
+def folder_bytes(folder: Path) -> int:
+    """Bytes under ``folder`` (an index, its WAL, its vector matrices)."""
     try:
         return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     except OSError:
         return 0
+
+
+def index_bytes(entry: KnownIndex) -> int:
+    return folder_bytes(Path(entry.data_dir))
 
 
 def is_gone(entry: KnownIndex) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from repolens.config import user_state_dir
 from repolens.integrations import configfile
 from repolens.integrations.clients import CLIENTS, Client
 from repolens.integrations.instructions import add_block, has_block, remove_block
@@ -38,9 +39,12 @@ class Change:
 
 
 def manifest_path(home: Path) -> Path:
+    """The manifest beside the registry of indexes; ``home`` stands in for the user's home
+    when ``$XDG_STATE_HOME`` is not set (a test's temporary home, an install for another)."""
     state = os.environ.get("XDG_STATE_HOME")
-    base = Path(state) if state else home / ".local" / "state"
-    return base / "repolens" / "installed.json"
+    return (
+        user_state_dir() if state else home / ".local" / "state" / "repolens"
+    ) / "installed.json"
 
 
 def _load_manifest(home: Path) -> list[dict[str, Any]]:
