@@ -22,9 +22,9 @@ from collections.abc import Callable
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.project import Project
 from repolens.resolve.synthesis import callbacks, interfaces, signals, tables
-from repolens.resolve.synthesis.common import PROVENANCE, skipped_files
+from repolens.resolve.synthesis.common import PROVENANCE, Stored, skipped_files, stored
 
-CHANNELS: tuple[Callable[[sqlite3.Connection, Project], list[EdgeRow]], ...] = (
+CHANNELS: tuple[Callable[[Stored], list[EdgeRow]], ...] = (
     interfaces.edges,
     callbacks.edges,
     signals.edges,
@@ -37,30 +37,16 @@ def synthesize(conn: sqlite3.Connection, project: Project) -> int:
     conn.execute("DELETE FROM edges WHERE provenance = ?", (PROVENANCE,))
     made: dict[tuple[int, int, int], EdgeRow] = {}
     skipped = skipped_files(conn)
+    graph = stored(conn, project)
     for channel in CHANNELS:
-        for edge in channel(conn, project):
+        for edge in channel(graph):
             if edge[3] not in skipped and project.syms[edge[1]].file_id not in skipped:
                 made.setdefault((edge[0], edge[1], edge[4]), edge)  # first channel wins
-    known = _existing_calls(conn, {key[0] for key in made})
-    rows = [edge for key, edge in made.items() if (key[0], key[1]) not in known]
+    # a pair a resolved call already connects: a synthesized edge would only repeat it
+    rows = [edge for key, edge in made.items() if key[1] not in graph.calls_from.get(key[0], ())]
     conn.executemany(
         "INSERT INTO edges(source_id, target_id, kind, file_id, line, col, confidence,"
         " provenance, metadata) VALUES (?,?,?,?,?,?,?,?,?)",
         rows,
     )
     return len(rows)
-
-
-def _existing_calls(conn: sqlite3.Connection, sources: set[int]) -> set[tuple[int, int]]:
-    """Pairs a resolved call already connects: a synthesized edge would only repeat it."""
-    found: set[tuple[int, int]] = set()
-    ordered = sorted(sources)
-    for start in range(0, len(ordered), 500):
-        chunk = ordered[start : start + 500]
-        rows = conn.execute(
-            "SELECT source_id, target_id FROM edges WHERE kind = 'calls' AND provenance != ?"
-            f" AND source_id IN ({','.join('?' * len(chunk))})",
-            [PROVENANCE, *chunk],
-        )
-        found.update((int(s), int(t)) for s, t in rows)
-    return found

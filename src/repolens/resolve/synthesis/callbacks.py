@@ -19,7 +19,7 @@ from repolens.resolve.edges import EdgeRow
 from repolens.resolve.languages import spec_for
 from repolens.resolve.params import positional_parameters
 from repolens.resolve.project import Project
-from repolens.resolve.synthesis.common import CALLABLE, chunks, edge, site
+from repolens.resolve.synthesis.common import CALLABLE, Stored, edge, site
 
 CONFIDENCE = 0.8
 MAX_CALLBACKS = 16  # a function handed more distinct callbacks is a generic utility (map)
@@ -37,14 +37,15 @@ class Invocation:
     col: int
 
 
-def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
-    invoked = _invocations(conn, project)
+def edges(graph: Stored) -> list[EdgeRow]:
+    project = graph.project
+    invoked = _invocations(graph.conn, project)
     if not invoked:
         return []
     passed: defaultdict[int, dict[int, tuple[int, int]]] = defaultdict(dict)
-    for function, caller, file_id, line, args in _call_sites(conn, list(invoked)):
+    for function, caller, file_id, line, args in call_sites(graph, list(invoked)):
         parameter = invoked[function].parameter
-        target = _first_argument(conn, project, caller, file_id, line, args, parameter)
+        target = first_argument(graph, caller, file_id, line, args, parameter)
         if target is not None and target != function:
             passed[function].setdefault(target, (file_id, line))
     made: list[EdgeRow] = []
@@ -84,31 +85,31 @@ def _invocations(conn: sqlite3.Connection, project: Project) -> dict[int, Invoca
     return found
 
 
-def _call_sites(
-    conn: sqlite3.Connection, functions: list[int]
-) -> list[tuple[int, int, int, int, int]]:
+def call_sites(graph: Stored, functions: list[int]) -> list[tuple[int, int, int, int, int]]:
     """Resolved calls of ``functions``: callee, caller, file, line, and the column where
-    the call's arguments start (right after its name and the opening parenthesis)."""
+    the call's arguments start (right after its name, as written, and the parenthesis)."""
+    by_file: defaultdict[int, list[tuple[int, int, int, int, int]]] = defaultdict(list)
+    for function in functions:
+        for call in graph.calls_to.get(function, ()):
+            by_file[call[2]].append(call)
     found: list[tuple[int, int, int, int, int]] = []
-    for chunk in chunks(functions):
-        rows = conn.execute(
-            "SELECT e.target_id, e.source_id, e.file_id, e.line, e.col, r.name FROM edges e"
-            " JOIN refs r ON r.file_id = e.file_id AND r.line = e.line AND r.col = e.col"
-            " AND r.kind = 'calls' AND r.source_id IS e.source_id"
-            " WHERE e.kind = 'calls' AND e.provenance != 'synthesized'"
-            f" AND e.target_id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        found.extend(
-            (int(t), int(s), int(f), int(line), int(col) + len(str(name)) + 1)
-            for t, s, f, line, col, name in rows
-        )
+    for file_id, calls in sorted(by_file.items()):
+        names = {
+            (source, line, col): str(name)
+            for source, line, col, name in graph.conn.execute(
+                "SELECT source_id, line, col, name FROM refs WHERE file_id = ? AND kind = 'calls'",
+                (file_id,),
+            )
+        }
+        for source, target, _, line, col in calls:
+            name = names.get((source, line, col))
+            if name is not None:
+                found.append((target, source, file_id, line, col + len(name) + 1))
     return found
 
 
-def _first_argument(
-    conn: sqlite3.Connection,
-    project: Project,
+def first_argument(
+    graph: Stored,
     caller: int,
     file_id: int,
     line: int,
@@ -117,7 +118,8 @@ def _first_argument(
 ) -> int | None:
     """The project function passed first at a call (positionally, as the keyword
     ``parameter``, or through a wrapper such as ``partial``)."""
-    refs = conn.execute(
+    project = graph.project
+    refs = graph.conn.execute(
         "SELECT name, receiver, col FROM refs WHERE file_id = ? AND line = ?"
         " AND source_id IS ? AND kind = 'calls'",
         (file_id, line, caller),
@@ -127,16 +129,11 @@ def _first_argument(
         head = int(col) - (len(str(receiver)) + 1 if receiver else 0)
         if name in WRAPPERS and head in starts:
             starts.add(int(col) + len(str(name)) + 1)
-    rows = conn.execute(
-        "SELECT target_id, col FROM edges WHERE source_id = ? AND kind = 'references'"
-        " AND file_id = ? AND line = ?",
-        (caller, file_id, line),
-    ).fetchall()
     found = {
-        int(target)
-        for target, col in rows
-        if int(col) in starts
-        and project.syms.get(int(target)) is not None
-        and project.syms[int(target)].kind in CALLABLE
+        target
+        for target, col in graph.references_at.get((caller, file_id, line), ())
+        if col in starts
+        and project.syms.get(target) is not None
+        and project.syms[target].kind in CALLABLE
     }
     return found.pop() if len(found) == 1 else None

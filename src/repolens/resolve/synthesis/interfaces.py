@@ -11,12 +11,11 @@ too little to follow, and gives nothing.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.project import CLASS_KINDS, Project, Sym
-from repolens.resolve.synthesis.common import MAX_FAN_OUT, chunks, edge, place
+from repolens.resolve.synthesis.common import MAX_FAN_OUT, Stored, edge, place
 
 INTERFACE_CONFIDENCE = 0.8  # the base declares the method only: an implementation runs
 VIRTUAL_CONFIDENCE = 0.6  # the base has a body of its own, which may be what runs
@@ -26,16 +25,15 @@ CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor", "init"})
 BASE_WORDS = frozenset({"super", "base", "parent", "Super"})  # a base's own method
 
 
-def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
-    implementations = _overriders(conn)
+def edges(graph: Stored) -> list[EdgeRow]:
+    project = graph.project
+    implementations = _overriders(graph)
     for base, found in _go_satisfied(project).items():
         implementations[base].update(found)
     if not implementations:
         return []
     made: list[EdgeRow] = []
-    for source, target, file_id, line, col, receiver in _calls_to(
-        conn, list(implementations), project
-    ):
+    for source, target, file_id, line, col, receiver in _calls_to(graph, list(implementations)):
         found = _closure(implementations, target)
         called = project.syms.get(target)
         if called is None or not found or len(found) > MAX_FAN_OUT:
@@ -54,13 +52,11 @@ def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     return made
 
 
-def _overriders(conn: sqlite3.Connection) -> defaultdict[int, set[int]]:
+def _overriders(graph: Stored) -> defaultdict[int, set[int]]:
     """Base method -> the methods that override or implement it directly."""
     found: defaultdict[int, set[int]] = defaultdict(set)
-    for method, base in conn.execute(
-        "SELECT source_id, target_id FROM edges WHERE kind = 'overrides'"
-    ):
-        found[int(base)].add(int(method))
+    for method, base in graph.overrides:
+        found[base].add(method)
     return found
 
 
@@ -142,19 +138,15 @@ def _static(project: Project, called: Sym, receiver: str | None) -> bool:
 
 
 def _calls_to(
-    conn: sqlite3.Connection, targets: list[int], project: Project
+    graph: Stored, targets: list[int]
 ) -> list[tuple[int, int, int, int, int, str | None]]:
     """Resolved calls of ``targets``: source, target, file, line, col, and the receiver
     the call was written on (None for a bare call)."""
-    found: list[tuple[int, int, int, int, int]] = []
-    for chunk in chunks(targets):
-        rows = conn.execute(
-            "SELECT source_id, target_id, file_id, line, col FROM edges WHERE kind = 'calls'"
-            f" AND provenance != 'synthesized' AND target_id IN ({','.join('?' * len(chunk))})"
-            " ORDER BY file_id, line, col",
-            chunk,
-        )
-        found.extend((int(a), int(b), int(c), int(d), int(e)) for a, b, c, d, e in rows)
+    project, conn = graph.project, graph.conn
+    found = sorted(
+        (call for target in targets for call in graph.calls_to.get(target, ())),
+        key=lambda call: call[2:],
+    )
     names = sorted({project.syms[t].name for t in targets if t in project.syms})
     receivers: dict[tuple[int, int, int], str | None] = {}
     for part in [names[i : i + 500] for i in range(0, len(names), 500)]:

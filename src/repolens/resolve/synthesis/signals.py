@@ -11,14 +11,13 @@ decorated function.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 
 from repolens.resolve.edges import EdgeRow
-from repolens.resolve.project import Project
 from repolens.resolve.synthesis.common import (
     CALLABLE,
     VARIABLES,
+    Stored,
     edge,
     kind_of,
     site,
@@ -37,21 +36,20 @@ WHERE kind IN ('calls', 'decorates') AND source_id IS NOT NULL
   AND name IN ({",".join("?" * (len(CONNECTORS) + len(SENDERS) + len(DECORATORS)))})
 ORDER BY file_id, line, col
 """
-# what each site references: module-level variables (the signal) and functions (a receiver)
-_USES = """
-SELECT source_id, file_id, line, col, target_id FROM edges WHERE kind = 'references'
-"""
 
 
-def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
+def edges(graph: Stored) -> list[EdgeRow]:
+    project = graph.project
     receivers: defaultdict[int, dict[int, tuple[int, int]]] = defaultdict(dict)
     sends: list[tuple[int, int, int, int, int]] = []  # signal, sender, file, line, col
+    sites = graph.conn.execute(_SITES, (*CONNECTORS, *SENDERS, *DECORATORS)).fetchall()
+    # what each site references: module-level variables (the signal), functions (a receiver)
     uses: dict[tuple[int, int, int, int], list[tuple[int, str]]] = defaultdict(list)
-    for source, file_id, line, col, target in conn.execute(_USES):
-        kind = kind_of(project, int(target))
-        if kind in CALLABLE or kind in VARIABLES:
-            uses[(int(source), int(file_id), int(line), int(col))].append((int(target), kind))
-    sites = conn.execute(_SITES, (*CONNECTORS, *SENDERS, *DECORATORS)).fetchall()
+    for source, file_id, line in {(s[3], s[4], s[5]) for s in sites}:
+        for target, col in graph.references_at.get((source, file_id, line), ()):
+            kind = kind_of(project, target)
+            if kind in CALLABLE or kind in VARIABLES:
+                uses[(source, file_id, line, col)].append((target, kind))
     decorated = {  # `@receiver(signal)` over `def audit`: the call's line -> audit
         (file_id, line, name): source
         for kind, name, bare, source, file_id, line, _ in sites
@@ -74,9 +72,9 @@ def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
             target = int(decorated[(file_id, line, name)])
             receivers[signal].setdefault(target, (int(file_id), int(line)))
         elif kind == "calls" and name in CONNECTORS:
-            target = _one(uses.get(args, []), CALLABLE)
-            if target is not None:
-                receivers[signal].setdefault(target, (int(file_id), int(line)))
+            connected = _one(uses.get(args, []), CALLABLE)
+            if connected is not None:
+                receivers[signal].setdefault(connected, (int(file_id), int(line)))
     made: list[EdgeRow] = []
     for signal, sender, file_id, line, col in sends:
         found = receivers.get(signal, {})

@@ -10,22 +10,21 @@ references (the values written between its first and last line). A table of more
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 
 from repolens.resolve.edges import EdgeRow
-from repolens.resolve.project import Project
-from repolens.resolve.synthesis.common import CALLABLE, VARIABLES, chunks, edge, place
+from repolens.resolve.synthesis.common import CALLABLE, VARIABLES, Stored, edge, place
 
 CONFIDENCE = 0.7  # one of the entries runs, chosen by a key known at run time
 MAX_ENTRIES = 16
 
 
-def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
-    tables = _called_tables(conn, project)
+def edges(graph: Stored) -> list[EdgeRow]:
+    project = graph.project
+    tables = _called_tables(graph)
     if not tables:
         return []
-    entries = _entries(conn, project, {sym for sym, _ in tables})
+    entries = _entries(graph, {sym for sym, _ in tables})
     made: list[EdgeRow] = []
     for table, (source, file_id, line, col) in tables:
         found = entries.get(table, set())
@@ -38,45 +37,32 @@ def edges(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     return made
 
 
-def _called_tables(
-    conn: sqlite3.Connection, project: Project
-) -> list[tuple[int, tuple[int, int, int, int]]]:
+def _called_tables(graph: Stored) -> list[tuple[int, tuple[int, int, int, int]]]:
     """Calls of a module-level variable or constant: (variable, (caller, file, line, col))."""
-    variables = [
-        sym.id
-        for sym in project.syms.values()
-        if sym.kind in VARIABLES and project.syms.get(sym.parent_id or -1, sym).kind == "file"
+    project = graph.project
+    return [
+        (target, (source, file_id, line, col))
+        for source, target, file_id, line, col in graph.calls
+        if (sym := project.syms.get(target)) is not None
+        and sym.kind in VARIABLES
+        and project.syms.get(sym.parent_id or -1, sym).kind == "file"
     ]
-    found: list[tuple[int, tuple[int, int, int, int]]] = []
-    for chunk in chunks(sorted(variables)):
-        rows = conn.execute(
-            "SELECT target_id, source_id, file_id, line, col FROM edges WHERE kind = 'calls'"
-            f" AND provenance != 'synthesized' AND target_id IN ({','.join('?' * len(chunk))})"
-            " ORDER BY file_id, line, col",
-            chunk,
-        )
-        found.extend((int(t), (int(s), int(f), int(n), int(c))) for t, s, f, n, c in rows)
-    return found
 
 
-def _entries(conn: sqlite3.Connection, project: Project, tables: set[int]) -> dict[int, set[int]]:
+def _entries(graph: Stored, tables: set[int]) -> dict[int, set[int]]:
     """Table -> the functions referenced from its module's code within its lines."""
+    project = graph.project
     spans: defaultdict[int, list[tuple[int, int, int]]] = defaultdict(list)  # file -> spans
     for table in tables:
         sym = project.syms[table]
         spans[project.files[sym.file_id].symbol].append((sym.start_line, sym.end_line, table))
     found: defaultdict[int, set[int]] = defaultdict(set)
-    for chunk in chunks(sorted(spans)):
-        rows = conn.execute(
-            "SELECT source_id, target_id, line FROM edges WHERE kind = 'references'"
-            f" AND source_id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        for source, target, line in rows:
-            target_sym = project.syms.get(int(target))
+    for source, spanned in spans.items():
+        for target, line in graph.references_from.get(source, ()):
+            target_sym = project.syms.get(target)
             if target_sym is None or target_sym.kind not in CALLABLE:
                 continue
-            for start, end, table in spans[int(source)]:
-                if start <= int(line) <= end:
-                    found[table].add(int(target))
+            for start, end, table in spanned:
+                if start <= line <= end:
+                    found[table].add(target)
     return found
