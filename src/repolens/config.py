@@ -51,6 +51,11 @@ class SettingSpec:
     parse: Callable[[Any], Any]
     allowed: str
     help: str
+    env: str = ""  # the environment variable, when not REPOLENS_<NAME>
+
+    @property
+    def env_key(self) -> str:
+        return self.env or ENV_PREFIX + self.name.upper()
 
 
 def _bool(value: Any) -> bool:
@@ -180,6 +185,16 @@ def _extensions(value: Any) -> dict[str, str]:
     return result
 
 
+def _project_paths(value: Any) -> tuple[str, ...]:
+    """Paths of linked projects: a list in the file, ``os.pathsep``-separated in the
+    environment (as ``PATH`` is). Kept as written: each is relative to the project root."""
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(os.pathsep) if part.strip())
+    if isinstance(value, list) and all(isinstance(item, str) and item.strip() for item in value):
+        return tuple(item.strip() for item in value)
+    raise ValueError(value)
+
+
 RESUME_MODES = ("current", "all", "off")
 
 
@@ -256,6 +271,12 @@ SPECS: tuple[SettingSpec, ...] = (
                 "current, all, off, or a list of project paths ('../lib')",
                 "Which interrupted indexes a server resumes when it starts: its own project"
                 " (current), every project it serves (all), the listed ones, or none."),
+    SettingSpec("links", (), _project_paths,
+                f"a list of project paths (['../shared-lib']; '{os.pathsep}'-separated in"
+                " the environment)",
+                "Linked projects: searched together by `search --linked`, served by `serve`,"
+                " and their symbols resolve this project's imports of their packages.",
+                env="REPOLENS_LINKED_PROJECTS"),
     SettingSpec("search_backend", "embedded", _choice("embedded", "qdrant"),
                 "embedded or qdrant",
                 "Where search reads chunks: this index (embedded) or a Qdrant collection."),
@@ -349,7 +370,7 @@ def load_settings(root: Path, environ: Mapping[str, str] | None = None) -> Setti
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for spec in SPECS:
-        env_key = ENV_PREFIX + spec.name.upper()
+        env_key = spec.env_key
         if env_key in env:
             values[spec.name] = _validate(spec, env[env_key], f"environment {env_key}")
             sources[spec.name] = "env"
@@ -375,6 +396,6 @@ def describe(settings: Settings) -> list[dict[str, Any]]:
             value = list(value)
         rows.append(
             {"key": spec.name, "value": value, "source": settings.sources[spec.name],
-             "env": ENV_PREFIX + spec.name.upper(), "help": spec.help}
+             "env": spec.env_key, "help": spec.help}
         )  # fmt: skip
     return rows

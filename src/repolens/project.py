@@ -101,6 +101,22 @@ def open_project(
     return Project(root, project_id, data_dir, settings, branch)
 
 
+def linked_roots(project: Project) -> list[Path]:
+    """The roots of the projects its ``links`` setting names (each relative to this
+    project's root), in order, without repeats or this project itself. A link that is
+    not a directory is an error naming it: a typo must not silently search less."""
+    roots: list[Path] = []
+    for link in project.settings.links:
+        root = (project.root / Path(link).expanduser()).resolve()
+        if not root.is_dir():
+            origin = project.settings.sources.get("links", "default")
+            where = "REPOLENS_LINKED_PROJECTS" if origin == "env" else ".repolens.toml links"
+            raise ProjectError(f"linked project {link!r} ({where}) is not a directory: {root}")
+        if root != project.root and root not in roots:
+            roots.append(root)
+    return roots
+
+
 def _ensure_data_dir(data_dir: Path, root: Path) -> None:
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -116,4 +132,11 @@ def _ensure_data_dir(data_dir: Path, root: Path) -> None:
         ) from exc
 
 
-__all__ = ["ConfigError", "Project", "ProjectError", "find_root", "open_project"]
+__all__ = [
+    "ConfigError",
+    "Project",
+    "ProjectError",
+    "find_root",
+    "linked_roots",
+    "open_project",
+]

@@ -1,5 +1,6 @@
 """Settings: defaults, file, environment precedence, and loud validation errors."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,18 @@ def test_qdrant_settings_validate_and_hide_the_key(tmp_path: Path) -> None:
         load_settings(tmp_path, environ={"REPOLENS_SEARCH_BACKEND": "milvus"})
     with pytest.raises(ConfigError, match="qdrant_tenant"):
         load_settings(tmp_path, environ={"REPOLENS_QDRANT_TENANT": "a/b"})
+
+
+def test_links_are_a_list_in_the_file_and_path_separated_in_the_environment(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".repolens.toml").write_text('links = ["../shared-lib", "../tools"]\n')
+    assert load_settings(tmp_path, {}).links == ("../shared-lib", "../tools")
+    env = {"REPOLENS_LINKED_PROJECTS": os.pathsep.join(["../a", " ../b ", ""])}
+    settings = load_settings(tmp_path, env)
+    assert settings.links == ("../a", "../b") and settings.sources["links"] == "env"
+    row = next(r for r in describe(settings) if r["key"] == "links")
+    assert row["env"] == "REPOLENS_LINKED_PROJECTS"
+    (tmp_path / ".repolens.toml").write_text("links = [1]\n")
+    with pytest.raises(ConfigError, match="invalid links"):
+        load_settings(tmp_path, {})

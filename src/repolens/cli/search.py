@@ -8,6 +8,7 @@ unavailable) the search is BM25 alone and says so on stderr — it never fails f
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,12 @@ if TYPE_CHECKING:
     default=None,
     help="Drop results whose calibrated score (0-1) is lower.",
 )
+@click.option(
+    "--linked",
+    is_flag=True,
+    help="Also search the linked projects (`links` in .repolens.toml,"
+    " REPOLENS_LINKED_PROJECTS): one ranking, each hit naming its project.",
+)
 @json_option
 @project_option
 def search_command(
@@ -59,10 +66,18 @@ def search_command(
     languages: tuple[str, ...],
     kinds: tuple[str, ...],
     min_score: float | None,
+    linked: bool,
     as_json: bool,
     project_path: Path | None,
 ) -> None:
     """Find code by meaning and by name: keyword (BM25) and semantic search, fused."""
+    if linked:
+        from repolens.cli.linked import linked_search_command
+
+        linked_search_command(
+            query, limit, path_glob, languages, kinds, min_score, as_json, project_path
+        )
+        return
     # here, not at module level: loading the CLI for other commands skips numpy
     from repolens.api import query_provider
     from repolens.cli.routes import route_json
@@ -98,11 +113,13 @@ def search_command(
     if routes:
         data["routes"] = [route_json(r) for r in routes]
     data["results"] = [result_json(r) for r in results]
-    emit(data, as_json, lambda: _render(results, notes, routes))
+    emit(data, as_json, lambda: render_results(results, notes, routes))
 
 
 def result_json(result: SearchResult) -> dict[str, Any]:
+    project = {"project": result.project} if result.project else {}
     return {
+        **project,
         "file": result.file,
         "start_line": result.start_line,
         "end_line": result.end_line,
@@ -120,7 +137,9 @@ def _coverage(conn: sqlite3.Connection, provider: EmbeddingProvider | None) -> s
     return coverage_note(*embedded_share(conn, provider.profile.key())) if provider else ""
 
 
-def _render(results: list[SearchResult], notes: list[str], routes: list[RouteHit]) -> None:
+def render_results(
+    results: list[SearchResult], notes: list[str], routes: Sequence[RouteHit] = ()
+) -> None:
     for note in notes:
         err_console().print(f"[yellow]note:[/] {escape(note)}")
     for hit in routes:
@@ -135,8 +154,9 @@ def _render(results: list[SearchResult], notes: list[str], routes: list[RouteHit
         return
     for result in results:
         symbol = f"  {escape(result.symbol)}" if result.symbol else ""
+        project = f"[magenta]{escape(result.project)}[/] " if result.project else ""
         console().print(
-            f"[bold]{escape(result.file)}:{result.start_line}-{result.end_line}[/]"
+            f"{project}[bold]{escape(result.file)}:{result.start_line}-{result.end_line}[/]"
             f"  [cyan]{result.score:.2f}[/]{symbol} [dim]({result.kind})[/]"
         )
         width = len(str(result.end_line))

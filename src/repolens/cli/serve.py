@@ -40,7 +40,8 @@ def parse_address(text: str) -> tuple[str, int]:
     "links",
     multiple=True,
     type=click.Path(path_type=Path, file_okay=False),
-    help="Also serve this project (repeatable); tools select it with projectPath.",
+    help="Also serve this project (repeatable), as the `links` setting does; tools select"
+    " it with projectPath, `search` with linked=true searches them all.",
 )
 def serve_command(project_path: Path | None, http: str | None, links: tuple[Path, ...]) -> None:
     """Run the MCP server for a project. It indexes the project in the background if
@@ -49,10 +50,16 @@ def serve_command(project_path: Path | None, http: str | None, links: tuple[Path
     # Imported here: the MCP SDK costs ~2 s of start-up that no other command should pay.
     from repolens.mcp.runtime import Runtime
     from repolens.mcp.server import build_server
+    from repolens.project import ProjectError, linked_roots
 
     address = parse_address(http) if http else None
     project = load_project(project_path, False, writes=True)
-    linked = [load_project(path, False, writes=True) for path in links]
+    try:
+        roots = [*linked_roots(project), *(p.expanduser().resolve() for p in links)]
+    except ProjectError as exc:
+        fail(str(exc), False)
+    unique = [r for n, r in enumerate(roots) if r != project.root and r not in roots[:n]]
+    linked = [load_project(root, False, writes=True) for root in unique]
     runtime = Runtime(project, linked)
     app = build_server(runtime)
     runtime.auto_start()

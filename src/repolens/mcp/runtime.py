@@ -25,6 +25,7 @@ from repolens.index.providers import provider_or_reason
 from repolens.index.state import needs_resume
 from repolens.index.status import embedding_status
 from repolens.index.watcher import watch_allowed
+from repolens.links import labels
 from repolens.mcp.paths import PathError, confine
 from repolens.project import Project
 from repolens.store.db import StoreError, connect
@@ -40,6 +41,7 @@ class ProjectHandle:
 
     project: Project
     linked: bool = False
+    label: str = ""  # how answers over several projects name it (its folder's name)
     writer: BackgroundIndexer = field(init=False)
     _provider: Any = None
     _provider_error: str = ""
@@ -48,6 +50,7 @@ class ProjectHandle:
     def __post_init__(self) -> None:
         embed = self.project.settings.embed_provider != "none"
         self.writer = BackgroundIndexer(self.project, embed=embed)
+        self.label = self.label or self.project.root.name
 
     @property
     def root(self) -> Path:
@@ -60,7 +63,7 @@ class ProjectHandle:
     def reader(self) -> Iterator[sqlite3.Connection]:
         """A read-only connection; a missing index is a clear error naming what runs."""
         if not self.indexed():
-            raise ToolInputError(self._not_indexed_message())
+            raise ToolInputError(self.not_indexed_message())
         try:
             conn = connect(self.project.db_path, readonly=True)
         except StoreError as exc:
@@ -70,7 +73,7 @@ class ProjectHandle:
         finally:
             conn.close()
 
-    def _not_indexed_message(self) -> str:
+    def not_indexed_message(self) -> str:
         if self.writer.running():
             return f"the index is being built ({self.job_line()}); ask again in a few seconds"
         return f"{self.root} is not indexed yet; call the index tool to build it"
@@ -142,8 +145,12 @@ class Runtime:
     """The server's projects: its root first, then linked ones."""
 
     def __init__(self, root: Project, linked: list[Project] | None = None) -> None:
-        self.main = ProjectHandle(root)
-        self.linked = [ProjectHandle(p, linked=True) for p in linked or []]
+        names = labels([root.root, *(p.root for p in linked or [])])
+        self.main = ProjectHandle(root, label=names[0])
+        self.linked = [
+            ProjectHandle(p, linked=True, label=name)
+            for p, name in zip(linked or [], names[1:], strict=True)
+        ]
 
     def handles(self) -> list[ProjectHandle]:
         return [self.main, *self.linked]

@@ -4,6 +4,7 @@ tool) and ``files`` (the indexed tree)."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import ExitStack
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -29,6 +30,7 @@ from repolens.present.symbols import label
 from repolens.query.backends import Chosen, choose_backend
 from repolens.query.context import build_context
 from repolens.query.graph import search_symbols
+from repolens.query.linked import LinkedIndex, linked_search
 from repolens.query.routes import matching_routes
 from repolens.query.search import search
 
@@ -105,6 +107,13 @@ class SearchTools(ToolGroup):
         minScore: Annotated[
             float | None, Field(ge=0, le=1, description="Drop results scoring below this (0-1).")
         ] = None,
+        linked: Annotated[
+            bool,
+            Field(
+                description="Search every project this server serves (its root and linked"
+                " projects) as one ranking; each hit names its project."
+            ),
+        ] = False,
         budget: Budget = SHORT,
         projectPath: ProjectPath = None,
     ) -> str:
@@ -112,6 +121,9 @@ class SearchTools(ToolGroup):
         the enclosing symbol and line-numbered code. Use it to find where something is done
         when you do not know the symbol's name; for a task or question prefer `context`,
         for a known name use `symbols` or `node`."""
+        if linked:
+            filters = (split_list(language), split_list(kind))
+            return self._linked_search(query, limit, path, filters, minScore, budget)
         handle = self.rt.handle(projectPath)
         glob = _path_glob(handle, path)
         limit = limit or min(handle.project.settings.search_limit, 50)
@@ -146,6 +158,47 @@ class SearchTools(ToolGroup):
             out.add("No results. Try other words, fewer filters, or `symbols` for a name.")
         render_hits(out, shown, more=len(hits) > limit)
         return finish(out, handle, why)
+
+    def _linked_search(
+        self,
+        query: str,
+        limit: int | None,
+        path: str | None,
+        filters: tuple[tuple[str, ...], tuple[str, ...]],
+        min_score: float | None,
+        budget: int,
+    ) -> str:
+        """One ranking over every served project's index (see ``query.linked``); a
+        project not indexed yet is left out and named."""
+        limit = limit or min(self.rt.main.project.settings.search_limit, 50)
+        notes: list[str] = []
+        with ExitStack() as stack:
+            indexes, searched = [], []
+            for handle in self.rt.handles():
+                if not handle.indexed():
+                    notes.append(f"{handle.label} left out: {handle.not_indexed_message()}")
+                    continue
+                searched.append(f"{handle.label} ({handle.root})")
+                conn = stack.enter_context(handle.reader())
+                chosen = choose_backend(handle.project, conn)
+                provider, why = _query_provider(handle, conn, chosen)
+                notes += [f"{handle.label}: {n}" for n in (why, handle.progress_note()) if n]
+                indexes.append(LinkedIndex(handle.label, conn, handle.project.data_dir,
+                                           provider, chosen.backend))  # fmt: skip
+            hits = linked_search(
+                indexes, query, limit=limit + 1, path_glob=_path_glob(self.rt.main, path),
+                languages=filters[0], symbol_kinds=filters[1], min_score=min_score,
+            )  # fmt: skip
+        out = Answer(budget)
+        shown = hits[:limit]
+        out.add_clipped(f"# Search (linked: {', '.join(searched)}): {clip(query, 200)} — "
+                        f"{plural(len(shown), 'result')}")  # fmt: skip
+        if not shown:
+            out.add("No results. Try other words, fewer filters, or `symbols` for a name.")
+        render_hits(out, shown, more=len(hits) > limit)
+        for note in notes:
+            out.note(note)
+        return out.render()
 
     @tool("symbols", "Find symbols by name")
     def symbols(

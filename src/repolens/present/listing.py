@@ -20,7 +20,8 @@ def hit_header(number: int, hit: SearchResult) -> str:
     symbol = f"  {hit.symbol}" if hit.symbol else ""
     kind = f" ({hit.kind})" if hit.kind and not hit.symbol else ""
     where = cite(hit.file, hit.start_line, hit.end_line)
-    return f"{number}. {where}{symbol}{kind}  score {hit.score:.2f}"
+    project = f"[{hit.project}] " if hit.project else ""
+    return f"{number}. {project}{where}{symbol}{kind}  score {hit.score:.2f}"
 
 
 def render_hits(out: Answer, hits: Sequence[SearchResult], *, more: bool) -> None:

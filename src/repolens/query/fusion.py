@@ -74,6 +74,22 @@ def fuse(
     return found
 
 
+def fuse_again(
+    lexical: Sequence[Candidate], dense: Sequence[Candidate], bm25_weight: float = BM25_WEIGHT
+) -> None:
+    """Ranks and RRF values anew, from two orders of candidates that already hold their
+    evidence: how the candidates of several indexes, pooled, are fused once, so their RRF
+    values order one ranking (see :mod:`repolens.query.linked`)."""
+    for candidate in (*lexical, *dense):
+        candidate.rrf, candidate.bm25_rank, candidate.dense_rank = 0.0, None, None
+    for rank, candidate in enumerate(lexical, start=1):
+        candidate.bm25_rank = rank
+        candidate.rrf += bm25_weight / (RRF_K + rank)
+    for rank, candidate in enumerate(dense, start=1):
+        candidate.dense_rank = rank
+        candidate.rrf += DENSE_WEIGHT / (RRF_K + rank)
+
+
 @dataclass(frozen=True, slots=True)
 class QueryShape:
     """What of the query the code signals look at."""

@@ -42,6 +42,7 @@ class SearchResult:
     snippet: str
     kind: str
     signals: dict[str, float]
+    project: str = ""  # the linked project it came from (linked search); "" for one project
 
 
 def search(
@@ -70,7 +71,7 @@ def search(
     found = source.retrieve(SearchRequest(query, filters, pool, provider))
     ranked = _score(query, found.terms, found.candidates, found.chunks, limit, min_score)
     texts = source.texts([candidate.chunk_id for candidate in ranked])
-    return _results(ranked, found.chunks, texts)
+    return to_results(ranked, found.chunks, texts)
 
 
 def _score(
@@ -93,27 +94,34 @@ def _score(
     for candidate in ordered:
         if len(best) == limit and candidate.rrf * fusion.MAX_BOOST <= best[0][0]:
             break
-        chunk = chunks[candidate.chunk_id]
-        names = [n for n in chunk.names.split("\n") if n]
-        name, candidate.matched_name = fusion.name_match(shape, names)
-        path = fusion.path_match(shape, chunk.path)
-        penalty = fusion.role_penalty(shape, chunk.role)
-        candidate.rank_score = fusion.rank(candidate, name, path, penalty)
-        candidate.score = fusion.calibrate(candidate, terms.scale, name, penalty)
-        candidate.signals.update(
-            _evidence(candidate), name=name, path=path, penalty=penalty, rrf=candidate.rrf
-        )
+        judge(shape, candidate, chunks[candidate.chunk_id], terms.scale)
         if min_score is not None and candidate.score < min_score:
             continue
         kept.append(candidate)
-        heapq.heappush(best, (candidate.rank_score, _tie(candidate.chunk_id)))
+        heapq.heappush(best, (candidate.rank_score, tie(candidate.chunk_id)))
         if len(best) > limit:
             heapq.heappop(best)
-    kept.sort(key=lambda c: (-c.rank_score, -c.score, _tie(c.chunk_id)))
+    kept.sort(key=lambda c: (-c.rank_score, -c.score, tie(c.chunk_id)))
     return kept[:limit]
 
 
-def _tie(key: ChunkKey) -> tuple[bool, ChunkKey]:
+def judge(
+    shape: fusion.QueryShape, candidate: fusion.Candidate, chunk: ChunkMeta, scale: float
+) -> None:
+    """Set ``candidate``'s ordering value and calibrated score from its fused RRF value,
+    the code signals of ``chunk`` and the lexical ``scale`` of the index it came from."""
+    names = [n for n in chunk.names.split("\n") if n]
+    name, candidate.matched_name = fusion.name_match(shape, names)
+    path = fusion.path_match(shape, chunk.path)
+    penalty = fusion.role_penalty(shape, chunk.role)
+    candidate.rank_score = fusion.rank(candidate, name, path, penalty)
+    candidate.score = fusion.calibrate(candidate, scale, name, penalty)
+    candidate.signals.update(
+        _evidence(candidate), name=name, path=path, penalty=penalty, rrf=candidate.rrf
+    )
+
+
+def tie(key: ChunkKey) -> tuple[bool, ChunkKey]:
     """Orders equal scores by key; an overlay's local row ids before remote point ids
     (the two never compare with each other)."""
     return isinstance(key, str), key
@@ -129,8 +137,11 @@ def _evidence(candidate: fusion.Candidate) -> dict[str, float]:
     return {key: float(v) for key, v in values.items() if v is not None}
 
 
-def _results(
-    ranked: list[fusion.Candidate], chunks: dict[ChunkKey, ChunkMeta], texts: dict[ChunkKey, str]
+def to_results(
+    ranked: list[fusion.Candidate],
+    chunks: dict[ChunkKey, ChunkMeta],
+    texts: dict[ChunkKey, str],
+    project: str = "",
 ) -> list[SearchResult]:
     results = []
     for candidate in ranked:
@@ -146,6 +157,7 @@ def _results(
                 snippet=snippet(texts.get(candidate.chunk_id, "")),
                 kind=chunk.kind,
                 signals=candidate.signals,
+                project=project,
             )
         )
     return results
