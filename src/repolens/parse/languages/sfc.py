@@ -15,8 +15,11 @@ once per module stays at module level (Vue's plain ``<script>``, Svelte's
 ``<script context="module">``/``<script module>``), so its exports can be imported by
 name. In the markup, a component used as a tag (``<OrderRow :order="o"/>``; in Vue also
 ``<order-row>``) is an instantiation of that name by the component, like ``new
-OrderRow()``: it resolves to what the script imports under that name. Other names used in markup
-expressions make no reference.
+OrderRow()``: it resolves to what the script imports under that name. An event handler
+named alone as an event attribute's value (Vue ``@click="archive"``/``v-on:click``,
+Svelte ``on:click={archive}``) is a reference from the component, which synthesis turns
+into the call the framework makes (``resolve.synthesis.handlers``). Other names used in
+markup expressions (``@click="remove(item)"`` included) make no reference.
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ QUERY = """
 (document) @import
 (script_element (raw_text) @embed)
 (style_element (raw_text) @import)
+"""
+# An event attribute (`@click`, `v-on:click.stop`, `on:click|once`) whose value may name
+# its handler; the value is a reference only where it is one plain name (``_handler``).
+_HANDLERS = """
+(attribute (attribute_name) @_event (#match? @_event "^(@|v-on:|on:)")
+  [(attribute_value) @ref (quoted_attribute_value (attribute_value) @ref)])
 """
 # A tag whose name matches one of these patterns names a component, not an HTML element.
 PASCAL_TAG = "^[A-Z]"
@@ -93,6 +102,13 @@ def imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
     return stylesheets.block_imports(node_text(node, src), node.start_point[0] + 1)
 
 
+def _handler(text: str) -> str:
+    """The handler an event attribute names: ``archive`` (Vue), ``{archive}`` (Svelte);
+    "" for an expression (``remove(item)``, ``count++``, ``() => save()``)."""
+    name = text.strip().removeprefix("{").removesuffix("}").strip()
+    return name if name.isidentifier() else ""
+
+
 def _refine(sym: Symbol, ctx: DefContext) -> None:
     """The HTML query defines no symbols: the component is the file's own symbol."""
 
@@ -109,11 +125,12 @@ def make_spec(language: str, instance: InstanceRule, *, kebab_tags: bool) -> Lan
     return LanguageSpec(
         language=language,
         grammar_module="tree_sitter_html",
-        query=QUERY + "".join(_TAGS.format(pattern=pattern) for pattern in tags),
+        query=QUERY + _HANDLERS + "".join(_TAGS.format(pattern=pattern) for pattern in tags),
         refine=_refine,
         imports=imports,
         name_types=frozenset(),
         embedded=_script(instance),
         file_symbol="component",
         call_name=pascal_case if kebab_tags else None,
+        ref_text=_handler,
     )

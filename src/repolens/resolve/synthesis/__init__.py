@@ -16,20 +16,40 @@ stored graph alone, which keeps an incremental index equal to a full one.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.project import Project
-from repolens.resolve.synthesis import callbacks, interfaces, signals, tables
+from repolens.resolve.synthesis import (
+    callbacks,
+    depends,
+    handlers,
+    injection,
+    interfaces,
+    providers,
+    renders,
+    signals,
+    tables,
+)
 from repolens.resolve.synthesis.common import PROVENANCE, Stored, skipped_files, stored
 
 CHANNELS: tuple[Callable[[Stored], list[EdgeRow]], ...] = (
+    injection.edges,  # before interfaces: the bean an injected field holds decides
+    providers.edges,
     interfaces.edges,
     callbacks.edges,
     signals.edges,
     tables.edges,
+    depends.edges,
+    renders.edges,
+    handlers.edges,
 )
+# A channel that knows which object a call goes to (the injected bean): at its call
+# sites the interface channel's every-implementation guess is dropped.
+EXCLUSIVE = frozenset({"injection"})
+OVERRULED = frozenset({"interface", "virtual"})
 
 
 def synthesize(conn: sqlite3.Connection, project: Project) -> int:
@@ -38,10 +58,18 @@ def synthesize(conn: sqlite3.Connection, project: Project) -> int:
     made: dict[tuple[int, int, int], EdgeRow] = {}
     skipped = skipped_files(conn)
     graph = stored(conn, project)
+    decided: set[tuple[int, int, int, int]] = set()  # calls an exclusive channel paired
     for channel in CHANNELS:
         for edge in channel(graph):
-            if edge[3] not in skipped and project.syms[edge[1]].file_id not in skipped:
-                made.setdefault((edge[0], edge[1], edge[4]), edge)  # first channel wins
+            if edge[3] in skipped or project.syms[edge[1]].file_id in skipped:
+                continue
+            name = _channel(edge)
+            at = (edge[0], edge[3], edge[4], edge[5])
+            if name in EXCLUSIVE:
+                decided.add(at)
+            elif name in OVERRULED and at in decided:
+                continue
+            made.setdefault((edge[0], edge[1], edge[4]), edge)  # first channel wins
     # a pair a resolved call already connects: a synthesized edge would only repeat it
     rows = [edge for key, edge in made.items() if key[1] not in graph.calls_from.get(key[0], ())]
     conn.executemany(
@@ -50,3 +78,8 @@ def synthesize(conn: sqlite3.Connection, project: Project) -> int:
         rows,
     )
     return len(rows)
+
+
+def _channel(edge: EdgeRow) -> str:
+    """The channel a synthesized edge names in its metadata."""
+    return str(json.loads(str(edge[8])).get("channel", ""))

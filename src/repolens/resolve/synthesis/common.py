@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from repolens.resolve.edges import EdgeRow
-from repolens.resolve.project import Project
+from repolens.resolve.project import Project, Sym
 
 PROVENANCE = "synthesized"
 MAX_FAN_OUT = 8  # more implementations than this: the call says too little
@@ -113,3 +113,97 @@ def place(project: Project, sym_id: int) -> str:
 def site(project: Project, file_id: int, line: int) -> str:
     """``path:line`` of a wiring site."""
     return f"{project.files[file_id].path}:{line}"
+
+
+def line_texts(conn: sqlite3.Connection, wanted: dict[int, set[int]]) -> dict[tuple[int, int], str]:
+    """The source text of the ``wanted`` lines of each file, read from the stored chunks
+    (which hold the file's text): a wiring site's shape (``onClick={add}``, ``const [n,
+    setN] = useState()``) is in its text, not in the names parsing recorded."""
+    found: dict[tuple[int, int], str] = {}
+    for file_id, lines in wanted.items():
+        low, high = min(lines), max(lines)
+        rows = conn.execute(
+            "SELECT start_line, text FROM chunks WHERE file_id = ? AND start_line <= ?"
+            " AND end_line >= ? ORDER BY start_line",
+            (file_id, high, low),
+        )
+        for start, text in rows:
+            for offset, line in enumerate(str(text).split("\n")):
+                if int(start) + offset in lines:
+                    found.setdefault((file_id, int(start) + offset), line)
+    return found
+
+
+def imports_name(project: Project, file_id: int, name: str, modules: tuple[str, ...]) -> bool:
+    """Whether the file imports ``name`` from one of ``modules`` (or their submodules):
+    ``Depends`` is FastAPI's only where ``from fastapi import Depends`` says so."""
+    return any(
+        row.name == name and any(row.module == m or row.module.startswith(m + ".") for m in modules)
+        for row in project.imports.get(file_id, ())
+    )
+
+
+def decorator_names(decorators: str) -> set[str]:
+    """The names of the decorators stored for a symbol (one per line, arguments and
+    ``@`` dropped): ``Service("owners")`` -> ``Service``."""
+    found = set()
+    for line in decorators.split("\n"):
+        head = line.strip().lstrip("@").split("(", 1)[0].strip()
+        if head:
+            found.add(head.rsplit(".", 1)[-1])
+    return found
+
+
+def supertypes(conn: sqlite3.Connection) -> defaultdict[int, set[int]]:
+    """Type -> the types it extends or implements directly (one pass over the edges;
+    channels ask only where a framework's wiring was found)."""
+    found: defaultdict[int, set[int]] = defaultdict(set)
+    for source, target in conn.execute(
+        "SELECT source_id, target_id FROM edges WHERE kind IN ('extends', 'implements')"
+    ):
+        found[int(source)].add(int(target))
+    return found
+
+
+def ancestors(supertypes: dict[int, set[int]], cls: int) -> set[int]:
+    """A class and every type above it."""
+    seen, todo = set(), [cls]
+    while todo:
+        type_id = todo.pop()
+        if type_id not in seen:
+            seen.add(type_id)
+            todo.extend(supertypes.get(type_id, ()))
+    return seen
+
+
+def method_of(project: Project, supertypes: dict[int, set[int]], cls: int, name: str) -> int | None:
+    """The method ``name`` an object of class ``cls`` runs: its own, else the nearest
+    base class's (an interface's default method is not followed)."""
+    todo, seen = [cls], set()
+    while todo:
+        type_id = todo.pop(0)
+        if type_id in seen:
+            continue
+        seen.add(type_id)
+        owner = project.syms.get(type_id)
+        if owner is not None and owner.kind == "class":
+            own = [s for s in project.members.get(type_id, {}).get(name, []) if s.kind == "method"]
+            if len(own) == 1:
+                return own[0].id
+            if own:
+                return None  # overloads: which one runs is the resolver's question
+        todo.extend(sorted(supertypes.get(type_id, ())))
+    return None
+
+
+def owner_class(project: Project, sym_id: int) -> Sym | None:
+    """The class a symbol is written in (itself, if it is one)."""
+    sym = project.syms.get(sym_id)
+    while sym is not None and sym.kind != "class":
+        sym = project.syms.get(sym.parent_id) if sym.parent_id is not None else None
+    return sym
+
+
+def in_chunks(ids: list[int]) -> list[list[int]]:
+    """``ids`` in slices short enough for one ``IN (...)`` list."""
+    return [ids[i : i + 500] for i in range(0, len(ids), 500)]

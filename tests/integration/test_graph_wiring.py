@@ -1,0 +1,202 @@
+"""Framework wiring on ``tests/fixtures/wiring``: dependency injection (Spring beans,
+NestJS and Angular providers, FastAPI ``Depends``) and UI channels (React event props,
+``setState`` and hook setters, Vue and Svelte template handlers, Flutter ``setState``).
+Each channel's must-have and must-not-have edges, how each says it was wired, paths
+across each bridged hop, and an incremental index equal to a full one after edits.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import IndexTree
+from repolens.query.graph import call_path, find_symbol
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "wiring"
+
+SYNTHESIZED = """
+SELECT s.qualified_name, t.qualified_name, f.path, e.line, e.confidence, e.metadata
+FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
+JOIN files f ON f.id = e.file_id WHERE e.provenance = 'synthesized' AND e.kind = 'calls'
+"""
+
+MUST_HAVE = {
+    # Spring: the @Primary bean, the @Qualifier'd one, a @Bean method's class
+    ("OwnerController.show", "JpaOwnerService.find", "injection"),
+    ("OwnerController.quick", "CachedOwnerService.find", "injection"),
+    ("OwnerController.show", "InMemoryPets.name", "injection"),
+    # NestJS: a string token and a class token; Angular: inject(Logger)
+    ("CatsController.list", "MemStore.all", "injection"),
+    ("CatsController.time", "FixedClock.now", "injection"),
+    ("HeroComponent.save", "BetterLogger.log", "injection"),
+    # FastAPI: parameters, Annotated, a decorator's dependencies=[...], nested
+    ("read_items", "get_user", "depends"),
+    ("read_items", "get_db", "depends"),
+    ("read_items", "verify_key", "depends"),
+    ("get_user", "get_db", "depends"),
+    # UI: state changes render again, handlers named in markup run on events
+    ("Counter.bump", "Counter.render", "render"),
+    ("List.add", "List", "render"),
+    ("_CounterState.bump", "_CounterState.build", "render"),
+    ("List", "List.add", "handler"),
+    ("Counter.render", "Counter.bump", "handler"),
+    ("Todo", "Todo.archive", "handler"),  # Vue @click
+    ("Inbox", "Inbox.archive", "handler"),  # Svelte on:click
+    ("Inbox", "Inbox.save", "handler"),  # Svelte on:submit|preventDefault
+}
+MUST_NOT_HAVE = {
+    # Spring: not the bean the field asks for; never a bean at all
+    ("OwnerController.show", "CachedOwnerService.find"),
+    ("OwnerController.show", "FakeOwnerService.find"),
+    ("OwnerController.quick", "JpaOwnerService.find"),
+    ("OwnerController.quick", "FakeOwnerService.find"),
+    # NestJS: another Store nobody provides; a factory names no class
+    ("CatsController.list", "DiskStore.all"),
+    ("CatsController.settings", "MemStore.all"),
+    ("CatsController.settings", "DiskStore.all"),
+    ("report", "audit"),  # the project's own Depends, not FastAPI's
+    ("useToggle.flip", "useToggle"),  # a custom hook's setter: which component renders?
+    ("List", "shout"),  # format={shout}: a prop, not an event
+    ("Plain.touch", "Plain.build"),  # setState of a class that is no Flutter State
+    ("Todo", "Todo.remove"),  # v-on:click="remove(1)": an expression, no plain name
+    ("Todo", "Todo.label"),  # :title="label": no event
+    ("Inbox", "Inbox.title"),  # Svelte title={title}: no event
+}
+
+
+def _synthesized(conn: sqlite3.Connection) -> dict[tuple[str, str], dict[str, object]]:
+    found = {}
+    for source, target, path, line, confidence, metadata in conn.execute(SYNTHESIZED):
+        found[(source, target)] = {
+            "path": path, "line": line, "confidence": confidence, **json.loads(metadata)
+        }  # fmt: skip
+    return found
+
+
+@pytest.fixture(scope="module")
+def wiring(
+    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
+) -> Iterator[sqlite3.Connection]:
+    root = tmp_path_factory.mktemp("wiring")
+    shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
+    conn = index_tree(root)
+    yield conn
+    conn.close()
+
+
+def test_each_channel_bridges_its_calls(wiring: sqlite3.Connection) -> None:
+    found = _synthesized(wiring)
+    got = {(source, target, str(meta["channel"])) for (source, target), meta in found.items()}
+    assert not MUST_HAVE - got
+    assert not MUST_NOT_HAVE & set(found)
+
+
+def test_an_injected_call_replaces_the_guess_over_every_implementation(
+    wiring: sqlite3.Connection,
+) -> None:
+    found = _synthesized(wiring)
+    # Report's field is filled by its caller, not the container: every implementation
+    assert found[("Report.line", "FakeOwnerService.find")]["channel"] == "interface"
+    assert found[("Report.line", "JpaOwnerService.find")]["channel"] == "interface"
+    # the injected field's call names its bean only
+    show = {target for (source, target) in found if source == "OwnerController.show"}
+    assert show == {"JpaOwnerService.find", "InMemoryPets.name"}
+
+
+def test_each_edge_names_its_channel_and_wiring_site(wiring: sqlite3.Connection) -> None:
+    found = _synthesized(wiring)
+    primary = found[("OwnerController.show", "JpaOwnerService.find")]
+    assert primary["via"] == "OwnerController.owners"
+    assert primary["site"] == "spring/src/main/java/shop/JpaOwnerService.java:6"
+    assert (primary["path"], primary["line"]) == (
+        "spring/src/main/java/shop/OwnerController.java",
+        23,
+    )
+    assert found[("OwnerController.show", "InMemoryPets.name")]["site"] == (
+        "spring/src/main/java/shop/PetConfig.java:8"  # the @Bean method
+    )
+    assert found[("CatsController.list", "MemStore.all")]["site"] == "nest/src/cats.module.ts:8"
+    depends = found[("read_items", "verify_key")]
+    assert (depends["via"], depends["site"]) == ("Depends", "pyapi/app/main.py:11")
+    hook = found[("List.add", "List")]
+    assert (hook["via"], hook["site"], hook["line"]) == ("setItems", "react/src/App.tsx:20", 22)
+    assert found[("List", "List.add")]["via"] == "onClick"
+    assert found[("Inbox", "Inbox.save")]["via"] == "on:submit|preventDefault"
+    vue = found[("Todo", "Todo.archive")]
+    assert (vue["via"], vue["site"]) == ("@click", "vue/Todo.vue:3")
+    assert all(0 < float(str(meta["confidence"])) < 0.9 for meta in found.values())
+
+
+@pytest.mark.parametrize(
+    ("src", "dst"),
+    [
+        ("OwnerController.quick", "CachedOwnerService.find"),
+        ("CatsController.time", "FixedClock.now"),
+        ("HeroComponent.save", "BetterLogger.log"),
+        ("read_items", "verify_key"),
+        ("Counter.bump", "Counter.render"),
+        ("List.add", "Row"),  # setItems(...) renders List, which renders <Row/>
+        ("_CounterState.bump", "_CounterState.build"),
+        ("Counter.bump", "Row"),  # setState -> render -> <List/> -> <Row/>
+        ("Inbox", "Inbox.save"),
+    ],
+)
+def test_path_crosses_each_bridged_hop(wiring: sqlite3.Connection, src: str, dst: str) -> None:
+    chain = call_path(wiring, find_symbol(wiring, src), find_symbol(wiring, dst))
+    assert chain is not None
+    assert chain[-1].symbol.qualified_name == dst
+    assert any(hop.provenance == "synthesized" for hop in chain)
+
+
+def _edit(root: Path, path: str, old: str, new: str) -> None:
+    file = root / path
+    text = file.read_text(encoding="utf-8")
+    assert old in text
+    file.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_incremental_equals_full_after_editing_wiring_sites(
+    tmp_path: Path, index_tree: IndexTree
+) -> None:
+    root = tmp_path / "edited"
+    shutil.copytree(FIXTURE, root)
+    index_tree(root).close()
+    java = "spring/src/main/java/shop"
+    _edit(root, f"{java}/JpaOwnerService.java", "@Primary\n", "")  # two beans, none primary
+    _edit(
+        root,
+        f"{java}/OwnerController.java",
+        '@Qualifier("cached")',
+        '@Qualifier("jpaOwnerService")',
+    )
+    _edit(root, "nest/src/cats.module.ts", "useClass: MemStore", "useClass: DiskStore")
+    _edit(root, "pyapi/app/main.py", ", dependencies=[Depends(verify_key)]", "")
+    _edit(root, "vue/Todo.vue", '@click="archive"', '@click="remove"')
+    _edit(root, "react/src/App.tsx", "<ul onClick={add}>", "<ul>")
+    incremental = index_tree(root)
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".repolens"))
+    full = index_tree(fresh)
+    try:
+        edges = _synthesized(incremental)
+        assert edges == _synthesized(full)
+        several = edges[("OwnerController.show", "CachedOwnerService.find")]
+        assert several["channel"] == "injection" and float(str(several["confidence"])) == 0.5
+        assert ("OwnerController.show", "FakeOwnerService.find") not in edges
+        assert ("OwnerController.quick", "JpaOwnerService.find") in edges
+        assert ("OwnerController.quick", "CachedOwnerService.find") not in edges
+        assert ("CatsController.list", "DiskStore.all") in edges
+        assert ("CatsController.list", "MemStore.all") not in edges
+        assert ("read_items", "verify_key") not in edges
+        assert ("read_items", "get_user") in edges
+        assert ("Todo", "Todo.remove") in edges
+        assert ("List", "List.add") not in edges
+    finally:
+        incremental.close()
+        full.close()
