@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import IndexTree
-from repolens.query.graph import call_path, find_symbol
+from repolens.present.symbols import edge_line
+from repolens.query.graph import call_path, callees, find_symbol
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "wiring"
 
@@ -131,6 +132,17 @@ def test_each_edge_names_its_channel_and_wiring_site(wiring: sqlite3.Connection)
     vue = found[("Todo", "Todo.archive")]
     assert (vue["via"], vue["site"]) == ("@click", "vue/Todo.vue:3")
     assert all(0 < float(str(meta["confidence"])) < 0.9 for meta in found.values())
+
+
+def test_callees_say_which_bean_and_where_it_is_registered(wiring: sqlite3.Connection) -> None:
+    lines = [edge_line(hit) for hit in callees(wiring, find_symbol(wiring, "OwnerController.show"))]
+    bean = [line for line in lines if line.startswith("JpaOwnerService.find")]
+    assert bean and bean[0].endswith(
+        "via `OwnerController.owners` (injection), registered at"
+        " spring/src/main/java/shop/JpaOwnerService.java:6"
+    )
+    handler = [edge_line(hit) for hit in callees(wiring, find_symbol(wiring, "List"))]
+    assert any("via `onClick` (handler), bound at react/src/App.tsx:25" in line for line in handler)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,10 @@ WIRED_AT = {
     "callback": "passed at",
     "signal": "connected at",
     "table": "defined at",
+    "injection": "registered at",
+    "depends": "declared at",
+    "render": "state set at",
+    "handler": "bound at",
 }
 
 
