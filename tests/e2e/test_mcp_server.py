@@ -202,6 +202,14 @@ async def test_search_finds_code_with_locations_and_numbered_snippets(client: Cl
     assert "shop/handlers.py" in filtered and "shop/db.py" not in filtered
 
 
+async def test_search_without_code_labels_each_hit_and_lists_signatures(client: Client) -> None:
+    text = await client.call("search", query="look a user up by id", code=False, budget=1500)
+    assert "1. shop/db.py:3-20  1 constant and 3 functions: USERS, connect, fetch_user," in text
+    assert "   11  def fetch_user(user_id)" in text
+    assert "```" not in text and "table.get(user_id)" not in text
+    assert "Left out: the hits' code (asked for none)" in text and len(text) <= 1500
+
+
 async def test_symbols_node_callers_callees(client: Client) -> None:
     assert "get_user (function) shop/handlers.py:6" in await client.call("symbols", query="user")
     node = await client.call("node", symbol="shop.handlers.get_user")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import run_repolens
 from repolens.cli.search import search_command
 from repolens.embed import create_provider
 from repolens.index.embedding import embed_pending
@@ -50,6 +51,8 @@ def test_json_contract(root: Path) -> None:
         "end_line",
         "score",
         "symbol",
+        "label",
+        "outline",
         "language",
         "snippet",
     }
@@ -102,3 +105,53 @@ def test_semantic_results_once_embedded_and_keyword_only_said_before(root: Path)
 def test_missing_index_is_a_clear_error(tmp_path: Path) -> None:
     code, out = run(tmp_path, "anything", "--json")
     assert code == 1 and "repolens index" in json.loads(out)["error"]
+
+
+MERGED = Path(__file__).parents[1] / "fixtures" / "search" / "merged"
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file whose small neighbours the chunker merges: three top-level functions, and
+    three small methods after a long one."""
+    root = tmp_path_factory.mktemp("merged")
+    shutil.copytree(MERGED, root, dirs_exist_ok=True)
+    done = run_repolens(root, "index", "--no-embed")
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def test_a_merged_chunk_is_labelled_by_what_it_holds(shapes: Path) -> None:
+    shown = run_repolens(shapes, "search", "area of a circle", "--json")
+    results = json.loads(shown.stdout)["results"]
+    merged = next(r for r in results if r["start_line"] == 6)
+    assert merged["label"] == "3 functions: square_area, circle_area, triangle_area"
+    assert [(i["name"], i["line"]) for i in merged["outline"]] == [
+        ("square_area", 6), ("circle_area", 10), ("triangle_area", 14),
+    ]  # fmt: skip
+    methods = run_repolens(shapes, "search", "resize the canvas")
+    assert "3 methods of Canvas: clear, resize, plot" in methods.stdout
+
+
+def test_no_code_gives_locations_and_signatures_only(shapes: Path) -> None:
+    shown = run_repolens(shapes, "search", "resize the canvas", "--no-code")
+    assert shown.returncode == 0, shown.stderr
+    assert "   93  def resize(self, width, height)" in shown.stdout
+    assert "self.width, self.height = width, height" not in shown.stdout
+    data = json.loads(run_repolens(shapes, "search", "area", "--no-code", "--json").stdout)
+    assert data["results"] and all("snippet" not in r for r in data["results"])
+
+
+def test_budget_bounds_the_answer_and_says_what_it_left_out(shapes: Path) -> None:
+    wide = run_repolens(shapes, "search", "canvas shapes drawn", "--budget", "100000")
+    narrow = run_repolens(shapes, "search", "canvas shapes drawn", "--budget", "700")
+    assert narrow.returncode == 0, narrow.stderr
+    assert len(narrow.stdout.rstrip("\n")) <= 700 < len(wide.stdout)
+    assert narrow.stdout.startswith("# Search (keyword): canvas shapes drawn")
+    assert "Left out: part of the code of" in narrow.stdout
+    assert "geometry/shapes.py:" in narrow.stdout
+    data = json.loads(run_repolens(shapes, "search", "drawn", "--budget", "400", "--json").stdout)
+    assert sum(len(r.get("snippet", "")) for r in data["results"]) <= 400
+    assert data["left_out"].startswith("code of ")
+    refused = run_repolens(shapes, "search", "drawn", "--budget", "10")
+    assert refused.returncode == 2 and "--budget" in refused.stderr

@@ -13,13 +13,16 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from repolens.cli.common import emit, fail, load_project
+from repolens.cli.common import fail, load_project
 from repolens.config import ConfigError
 from repolens.links import Member, linked_set, stale_note
 from repolens.project import ProjectError
 from repolens.store.db import StoreError, connect
+
+if TYPE_CHECKING:
+    from repolens.cli.search import Shape
 
 
 @dataclass(slots=True)
@@ -72,15 +75,16 @@ def linked_search_command(
     languages: tuple[str, ...],
     kinds: tuple[str, ...],
     min_score: float | None,
-    as_json: bool,
+    shape: Shape,
     project_path: Path | None,
 ) -> None:
     """``repolens search --linked``: one ranking over every indexed project of the set."""
     from repolens.api import query_provider
-    from repolens.cli.search import render_results, result_json
+    from repolens.cli.search import show_results
     from repolens.query.backends import choose_backend
     from repolens.query.linked import LinkedIndex, linked_search
 
+    as_json = shape.as_json
     with open_linked(project_path, as_json) as opened:
         indexes, modes = [], set()
         for member, conn in opened.members:
@@ -93,11 +97,11 @@ def linked_search_command(
             indexes.append(
                 LinkedIndex(member.label, conn, member.project.data_dir, provider, chosen.backend)
             )
-        main = opened.members[0][0].project
+        limit = limit or opened.members[0][0].project.settings.search_limit
         results = linked_search(
             indexes,
             query,
-            limit=limit or main.settings.search_limit,
+            limit=limit,
             path_glob=path_glob,
             languages=languages,
             symbol_kinds=kinds,
@@ -109,5 +113,5 @@ def linked_search_command(
     ]
     if opened.notes:
         data["notes"] = opened.notes
-    data["results"] = [result_json(r) for r in results]
-    emit(data, as_json, lambda: render_results(results, opened.notes))
+    mode = "linked: " + ", ".join(m.label for m, _ in opened.members)
+    show_results(data, shape, query, mode, results, opened.notes, limit=limit)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,17 @@ if TYPE_CHECKING:
     help="Also search the linked projects (`links` in .repolens.toml,"
     " REPOLENS_LINKED_PROJECTS): one ranking, each hit naming its project.",
 )
+@click.option(
+    "--budget",
+    type=click.IntRange(400, 100_000),
+    default=None,
+    help="Print the answer an agent gets over MCP, within this many characters (with"
+    " --json: code of the hits while their total stays within it).",
+)
+@click.option(
+    "--no-code", "no_code", is_flag=True,
+    help="Locations and the signatures of what each hit holds, no code.",
+)  # fmt: skip
 @json_option
 @project_option
 def search_command(
@@ -67,16 +79,18 @@ def search_command(
     kinds: tuple[str, ...],
     min_score: float | None,
     linked: bool,
+    budget: int | None,
+    no_code: bool,
     as_json: bool,
     project_path: Path | None,
 ) -> None:
     """Find code by meaning and by name: keyword (BM25) and semantic search, fused."""
+    shape = Shape(budget, not no_code, as_json)
     if linked:
         from repolens.cli.linked import linked_search_command
 
-        linked_search_command(
-            query, limit, path_glob, languages, kinds, min_score, as_json, project_path
-        )
+        linked_search_command(query, limit, path_glob, languages, kinds, min_score, shape,
+                              project_path)  # fmt: skip
         return
     # here, not at module level: loading the CLI for other commands skips numpy
     from repolens.api import query_provider
@@ -112,22 +126,76 @@ def search_command(
         data["notes"] = notes
     if routes:
         data["routes"] = [route_json(r) for r in routes]
-    data["results"] = [result_json(r) for r in results]
-    emit(data, as_json, lambda: render_results(results, notes, routes))
+    mode = data["mode"] + (f", {chosen.backend.name}" if chosen.backend is not None else "")
+    show_results(data, shape, query, mode, results, notes, routes, limit=limit)
 
 
-def result_json(result: SearchResult) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How the hits are printed: within ``budget`` characters (the MCP answer), with
+    their ``code`` or only signatures, as JSON or for people."""
+
+    budget: int | None
+    code: bool
+    as_json: bool
+
+
+def show_results(
+    data: dict[str, Any],
+    shape: Shape,
+    query: str,
+    mode: str,
+    results: list[SearchResult],
+    notes: list[str],
+    routes: Sequence[RouteHit] = (),
+    *,
+    limit: int,
+) -> None:
+    """Print a search's ``results`` (``data`` holds the rest of its JSON)."""
+    data["results"] = [result_json(r, code=shape.code) for r in results]
+    if shape.budget is not None and shape.code:
+        _fit_snippets(data, shape.budget)
+    if shape.budget is None or shape.as_json:
+        emit(data, shape.as_json, lambda: render_results(results, notes, routes, code=shape.code))
+        return
+    from repolens.present.search import search_answer
+
+    more = len(results) >= limit  # as many as asked for: more may exist
+    out = search_answer(shape.budget, query, mode, results, routes, more=more, code=shape.code)
+    for note in notes:
+        out.note(note)
+    click.echo(out.render())
+
+
+def result_json(result: SearchResult, *, code: bool = True) -> dict[str, Any]:
     project = {"project": result.project} if result.project else {}
-    return {
+    data: dict[str, Any] = {
         **project,
         "file": result.file,
         "start_line": result.start_line,
         "end_line": result.end_line,
         "score": round(result.score, 3),
         "symbol": result.symbol,
+        "label": result.label,
+        "outline": [asdict(item) for item in result.outline],
         "language": result.language,
-        "snippet": result.snippet,
     }
+    if code:
+        data["snippet"] = result.snippet
+    return data
+
+
+def _fit_snippets(data: dict[str, Any], budget: int) -> None:
+    """Keep the hits' code, best first, while it adds up to ``budget`` characters; the
+    rest lose their snippet, and ``left_out`` says how many did."""
+    used, dropped = 0, 0
+    for result in data["results"]:
+        used += len(result["snippet"])
+        if used > budget:
+            del result["snippet"]
+            dropped += 1
+    if dropped:
+        data["left_out"] = f"code of {dropped} of {len(data['results'])} results (over --budget)"
 
 
 def _coverage(conn: sqlite3.Connection, provider: EmbeddingProvider | None) -> str:
@@ -138,7 +206,11 @@ def _coverage(conn: sqlite3.Connection, provider: EmbeddingProvider | None) -> s
 
 
 def render_results(
-    results: list[SearchResult], notes: list[str], routes: Sequence[RouteHit] = ()
+    results: list[SearchResult],
+    notes: list[str],
+    routes: Sequence[RouteHit] = (),
+    *,
+    code: bool = True,
 ) -> None:
     for note in notes:
         err_console().print(f"[yellow]note:[/] {escape(note)}")
@@ -153,12 +225,20 @@ def render_results(
         console().print("no results")
         return
     for result in results:
-        symbol = f"  {escape(result.symbol)}" if result.symbol else ""
+        shown = result.label or result.symbol
+        symbol = f"  {escape(shown)}" if shown else ""
+        kind = f" [dim]({result.kind})[/]" if len(result.outline) < 2 else ""
         project = f"[magenta]{escape(result.project)}[/] " if result.project else ""
         console().print(
             f"{project}[bold]{escape(result.file)}:{result.start_line}-{result.end_line}[/]"
-            f"  [cyan]{result.score:.2f}[/]{symbol} [dim]({result.kind})[/]"
+            f"  [cyan]{result.score:.2f}[/]{symbol}{kind}"
         )
+        if not code:
+            from repolens.present.listing import outline_lines
+
+            for line in outline_lines(result):
+                console().print(escape(line), highlight=False)
+            continue
         width = len(str(result.end_line))
         for offset, line in enumerate(result.snippet.split("\n")):
             number = str(result.start_line + offset).rjust(width)

@@ -176,13 +176,14 @@ def embed_pending(
 
 
 def coverage_note(done: int, total: int) -> str:
-    """What a search should say while embedding is under way ('' once it is complete)."""
+    """One line for a search while embedding is under way ('' once it is complete):
+    how much of the index only keywords can find."""
     if done >= total:
         return ""
+    keyword_only = 100 * (total - done) / total
     return (
-        f"semantic search covers {done:,} of {total:,} chunks so far"
-        f" ({100 * done / total if total else 0:.0f}%, most useful first); the rest are"
-        " found by keywords only until embedding completes"
+        f"keyword only for {keyword_only:.0f}% of chunks ({total - done:,} of {total:,}"
+        " not embedded yet; the most useful come first)"
     )
 
 

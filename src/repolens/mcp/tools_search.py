@@ -24,9 +24,9 @@ from repolens.mcp.toolkit import (
     tool,
 )
 from repolens.present.context import render_context
-from repolens.present.format import Answer, clip, plural
-from repolens.present.listing import render_files, render_hits, render_symbols
-from repolens.present.symbols import label
+from repolens.present.format import Answer
+from repolens.present.listing import render_files, render_symbols
+from repolens.present.search import search_answer
 from repolens.query.backends import Chosen, choose_backend
 from repolens.query.context import build_context
 from repolens.query.graph import search_symbols
@@ -114,6 +114,10 @@ class SearchTools(ToolGroup):
                 " projects) as one ranking; each hit names its project."
             ),
         ] = False,
+        code: Annotated[
+            bool,
+            Field(description="false: each hit's location and signatures only, no code."),
+        ] = True,
         budget: Budget = SHORT,
         projectPath: ProjectPath = None,
     ) -> str:
@@ -123,7 +127,7 @@ class SearchTools(ToolGroup):
         for a known name use `symbols` or `node`."""
         if linked:
             filters = (split_list(language), split_list(kind))
-            return self._linked_search(query, limit, path, filters, minScore, budget)
+            return self._linked_search(query, limit, path, filters, minScore, budget, code)
         handle = self.rt.handle(projectPath)
         glob = _path_glob(handle, path)
         limit = limit or min(handle.project.settings.search_limit, 50)
@@ -143,20 +147,11 @@ class SearchTools(ToolGroup):
                 backend=chosen.backend,
             )
             routes = matching_routes(conn, query)
-        out = Answer(budget)
         mode = "hybrid" if provider is not None else "keyword"
         if chosen.backend is not None:
             mode = f"{mode}, {chosen.backend.name}"
         shown = hits[:limit]
-        out.add_clipped(f"# Search ({mode}): {clip(query, 200)} — {plural(len(shown), 'result')}")
-        if routes:
-            out.add("Routes:")
-            for hit in routes:
-                handler = label(hit.handler) if hit.handler else hit.handler_text
-                out.add_clipped(f"- {hit.route.name} -> {handler}")
-        if not shown:
-            out.add("No results. Try other words, fewer filters, or `symbols` for a name.")
-        render_hits(out, shown, more=len(hits) > limit)
+        out = search_answer(budget, query, mode, shown, routes, more=len(hits) > limit, code=code)
         return finish(out, handle, why)
 
     def _linked_search(
@@ -167,6 +162,7 @@ class SearchTools(ToolGroup):
         filters: tuple[tuple[str, ...], tuple[str, ...]],
         min_score: float | None,
         budget: int,
+        code: bool,
     ) -> str:
         """One ranking over every served project's index (see ``query.linked``); a
         project not indexed yet is left out and named."""
@@ -189,13 +185,9 @@ class SearchTools(ToolGroup):
                 indexes, query, limit=limit + 1, path_glob=_path_glob(self.rt.main, path),
                 languages=filters[0], symbol_kinds=filters[1], min_score=min_score,
             )  # fmt: skip
-        out = Answer(budget)
-        shown = hits[:limit]
-        out.add_clipped(f"# Search (linked: {', '.join(searched)}): {clip(query, 200)} — "
-                        f"{plural(len(shown), 'result')}")  # fmt: skip
-        if not shown:
-            out.add("No results. Try other words, fewer filters, or `symbols` for a name.")
-        render_hits(out, shown, more=len(hits) > limit)
+        mode = f"linked: {', '.join(searched)}"
+        more = len(hits) > limit
+        out = search_answer(budget, query, mode, hits[:limit], (), more=more, code=code)
         for note in notes:
             out.note(note)
         return out.render()

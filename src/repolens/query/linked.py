@@ -123,5 +123,7 @@ def _present(found: list[_Found], ranked: list[tuple[fusion.Candidate, int]]) ->
     out: list[SearchResult] = []
     for candidate, number in ranked:
         item = found[number]
-        out += to_results([candidate], item.retrieved.chunks, texts[number], item.index.label)
+        out += to_results(
+            item.index.conn, [candidate], item.retrieved.chunks, texts[number], item.index.label
+        )
     return out

@@ -18,6 +18,7 @@ from pathlib import Path
 from repolens.embed.base import EmbeddingProvider
 from repolens.query import fusion
 from repolens.query.backend import ChunkKey, ChunkMeta, SearchBackend, SearchRequest
+from repolens.query.chunk_contents import Shown, chunk_contents
 from repolens.query.embedded import EmbeddedBackend
 from repolens.query.search_filters import Filters
 from repolens.query.tokens import QueryTerms
@@ -31,7 +32,9 @@ SNIPPET_CHARS = 1500
 class SearchResult:
     """One hit. ``score`` is calibrated to [0, 1]; ``signals`` say where it came from
     (``bm25``/``cosine`` and their ranks, ``rrf``, ``name``, ``path``, ``penalty``...).
-    ``snippet`` is the chunk's text from ``start_line`` on, trimmed to a budget."""
+    ``snippet`` is the chunk's text from ``start_line`` on, trimmed to a budget;
+    ``label`` says what the chunk holds (``3 methods of Foo: a, b, c``; ``""`` for a
+    chunk that shows no definition) and ``outline`` lists those definitions."""
 
     file: str
     start_line: int
@@ -43,6 +46,8 @@ class SearchResult:
     kind: str
     signals: dict[str, float]
     project: str = ""  # the linked project it came from (linked search); "" for one project
+    label: str = ""
+    outline: tuple[Shown, ...] = ()
 
 
 def search(
@@ -71,7 +76,7 @@ def search(
     found = source.retrieve(SearchRequest(query, filters, pool, provider))
     ranked = _score(query, found.terms, found.candidates, found.chunks, limit, min_score)
     texts = source.texts([candidate.chunk_id for candidate in ranked])
-    return to_results(ranked, found.chunks, texts)
+    return to_results(conn, ranked, found.chunks, texts)
 
 
 def _score(
@@ -138,13 +143,17 @@ def _evidence(candidate: fusion.Candidate) -> dict[str, float]:
 
 
 def to_results(
+    conn: sqlite3.Connection,
     ranked: list[fusion.Candidate],
     chunks: dict[ChunkKey, ChunkMeta],
     texts: dict[ChunkKey, str],
     project: str = "",
 ) -> list[SearchResult]:
+    """The ranked candidates as results, each with what it holds (read from ``conn``,
+    the index they came from)."""
+    held = chunk_contents(conn, [chunks[candidate.chunk_id] for candidate in ranked])
     results = []
-    for candidate in ranked:
+    for candidate, contents in zip(ranked, held, strict=True):
         chunk = chunks[candidate.chunk_id]
         results.append(
             SearchResult(
@@ -158,6 +167,8 @@ def to_results(
                 kind=chunk.kind,
                 signals=candidate.signals,
                 project=project,
+                label=contents.label,
+                outline=contents.outline,
             )
         )
     return results
