@@ -119,6 +119,39 @@ _ALWAYS = frozenset(
 """Kept whatever their arguments: mounts and router constructors, whose prefix may be a
 keyword (``include_router(r, prefix="/api")``, ``APIRouter(prefix="/items")``)."""
 
+EVENT_CALLS = frozenset(
+    [
+        "on",
+        "once",
+        "addlistener",
+        "prependlistener",
+        "prependoncelistener",
+        "emit",
+        "trigger",
+        "subscribe",
+        "publish",
+        "sendmessage",
+        "addeventlistener",
+        "dispatchevent",
+    ]
+)
+"""Event wiring and sending (Node's ``emitter.on("job", f)``/``emit("job")``, pub/sub's
+``subscribe``/``publish``, the DOM's ``addEventListener``/``dispatchEvent``): kept when
+the event is named by a string among the first two arguments (PyPubSub's
+``subscribe(listener, "topic")``) or, for ``dispatchEvent``, by a constructed event
+(``new CustomEvent("cart:updated")``); ``resolve.synthesis.events`` pairs them by name."""
+
+STORE_CALLS = frozenset(["append", "push", "add", "unshift", "appendleft", "addlast"])
+"""Calls that put a value into a collection (``self._handlers.append(cb)``,
+``this.listeners.push(cb)``, ``listeners.add(l)``, Go's ``append(s.hooks, h)``): kept
+when the value is a parameter of the function written around them, which is how a
+registrar stores a callback for a dispatcher to call later
+(``resolve.synthesis.stored``)."""
+STORE = "="
+"""The name of the call site kept for an assignment of a parameter to a field
+(``self.on_done = cb``, ``this.onChange = cb``): ``target`` is the field as written, the
+one argument the parameter."""
+
 _STRING_TYPES = frozenset(
     [
         "string",
@@ -235,6 +268,8 @@ def is_kept(name: str, args: Node | None, recv: Node | None, src: bytes) -> bool
     low = name.lower()
     if low in _ALWAYS or _head(recv, src) == b"Route":  # Laravel's facade: every call
         return True
+    if low in EVENT_CALLS:
+        return _names_event(low, args, src)
     if low not in HTTP_VERBS and low not in _WITH_PATH:
         return False
     chained = recv is not None and recv.type in _CALL_TYPES
@@ -242,6 +277,55 @@ def is_kept(name: str, args: Node | None, recv: Node | None, src: bytes) -> bool
         return True
     first = _first_argument(args)
     return first is not None and first.type in _STRING_TYPES
+
+
+def stores_parameter(name: str, args: Node | None, src: bytes, signature: str) -> bool:
+    """Whether a call by ``name`` puts a parameter of the function (whose signature is
+    ``signature``) into a collection: its last argument is that parameter's bare name."""
+    if name.lower() not in STORE_CALLS or args is None or not signature:
+        return False
+    named = [c for c in args.named_children if c.type != "comment"]
+    if not named or len(named) > 2:
+        return False
+    last = named[-1]
+    if last.type in ("argument", "value_argument") and last.named_children:  # C#, Kotlin
+        last = last.named_children[0]
+    return last.type in ("identifier", "simple_identifier") and is_parameter(
+        node_text(last, src), signature
+    )
+
+
+def is_parameter(name: str, signature: str) -> bool:
+    """Whether ``name`` is among the parameters a signature lists (by the words written
+    between its parentheses: cheap, and a parse keeps only what this lets through)."""
+    start = signature.find("(")
+    if start < 0 or not name.isidentifier():
+        return False
+    return re.search(rf"[(,\s*&]{re.escape(name)}\b", signature[start:]) is not None
+
+
+def stored_parameter(field: str, value: Node, source: int | None) -> CallSite:
+    """The record of ``field = value`` where ``value`` is a parameter (see ``STORE``)."""
+    row, col = value.start_point
+    name = value.text.decode("utf-8", "replace") if value.text else ""
+    args = json.dumps([None, [["n", name]]], separators=(",", ":"))
+    return CallSite(STORE, row + 1, col, source, value.start_byte, value.end_byte, field, args)
+
+
+def _names_event(low: str, args: Node | None, src: bytes) -> bool:
+    first = _first_argument(args)
+    if first is None:
+        return False
+    if low == "dispatchevent":
+        return first.type in _CALL_TYPES and b"Event(" in _head(first, src)
+    if first.type in _STRING_TYPES:
+        return True
+    second = first.next_named_sibling
+    while second is not None and second.type == "comment":
+        second = second.next_named_sibling
+    if second is not None and second.type == "argument" and second.named_children:
+        second = second.named_children[0]
+    return second is not None and second.type in _STRING_TYPES
 
 
 def _head(node: Node | None, src: bytes) -> bytes:

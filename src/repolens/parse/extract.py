@@ -14,11 +14,18 @@ from operator import attrgetter
 from tree_sitter import Node, QueryCursor
 
 from repolens.parse.bound_types import BoundTypes
-from repolens.parse.callsites import call_site, is_kept
+from repolens.parse.callsites import (
+    call_site,
+    is_kept,
+    is_parameter,
+    stored_parameter,
+    stores_parameter,
+)
 from repolens.parse.defs import SymbolTable, build_symbols
 from repolens.parse.embed import add_file_symbol, merge, parse_range
 from repolens.parse.generics import without_type_parameters
 from repolens.parse.locals import Locals, held_in
+from repolens.parse.lookups import is_lookup, lookup_site
 from repolens.parse.model import (
     CALL_ELEMENT,
     CALL_RESULT,
@@ -325,9 +332,15 @@ class _Matches:
         self.refs.append(Reference(kind, name, row + 1, col, receiver, source, count))
         call = caps[role][0]
         recv_node = caps["recv"][0] if "recv" in caps else None
-        if is_kept(name, args[0] if args else None, recv_node, src) and not _decorating(call):
-            arg_node = args[0] if args else None
+        arg_node = args[0] if args else None
+        kept = is_kept(name, arg_node, recv_node, src) and not _decorating(call)
+        if kept or (
+            source is not None
+            and stores_parameter(name, arg_node, src, self.out.symbols[source].signature)
+        ):
             self.out.call_sites.append(call_site(name, call, recv_node, arg_node, src, source))
+        elif arg_node is not None and is_lookup(name, arg_node, src):
+            self.out.call_sites.append(lookup_site(name, call, arg_node, src, source))
 
     def _unalias(self, scope: int, name: str, receiver: str | None) -> tuple[str, str | None]:
         """A call through a local alias is a call of what it names: ``_Segment(...)``
@@ -398,6 +411,7 @@ class _Matches:
         if head != name:
             if head not in spec.self_names:
                 return  # `obj.x = ...` says nothing about a scope we track
+            self._note_stored(name, caps.get("bind.alias", []), inner)
             scope = self.table.enclosing_type(inner)
         elif member:
             scope = self.table.enclosing_type(inner)
@@ -436,6 +450,15 @@ class _Matches:
         ):
             field = f"{spec.self_prefix}.{name}"
             bindings.append(Binding(scope, field, type_name, line, from_call))
+
+    def _note_stored(self, field: str, values: list[Node], inner: int | None) -> None:
+        """``self.on_done = cb`` with ``cb`` a parameter: a callback stored for later."""
+        if not values or inner is None or values[0].type != "identifier":
+            return
+        value = values[0]
+        name = self.src[value.start_byte : value.end_byte].decode("utf-8", "replace")
+        if is_parameter(name, self.out.symbols[inner].signature):
+            self.out.call_sites.append(stored_parameter(field, value, inner))
 
     def imports(self, role: str, caps: Captures) -> None:
         node = caps[role][0]

@@ -22,6 +22,9 @@ WIRED_AT = {
     "depends": "declared at",
     "render": "state set at",
     "handler": "bound at",
+    "event": "registered at",
+    "stored": "registered at",
+    "family": "named at",
 }
 
 

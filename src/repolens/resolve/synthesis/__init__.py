@@ -25,10 +25,14 @@ from repolens.resolve.project import Project
 from repolens.resolve.synthesis import (
     callbacks,
     depends,
+    events,
+    families,
     handlers,
     injection,
     interfaces,
     providers,
+    qt,
+    registered,
     renders,
     signals,
     tables,
@@ -45,6 +49,10 @@ CHANNELS: tuple[Callable[[Stored], list[EdgeRow]], ...] = (
     depends.edges,
     renders.edges,
     handlers.edges,
+    events.edges,
+    qt.edges,
+    registered.edges,
+    families.edges,
 )
 # A channel that knows which object a call goes to (the injected bean): at its call
 # sites the interface channel's every-implementation guess is dropped.

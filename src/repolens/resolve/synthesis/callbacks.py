@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.languages import spec_for
 from repolens.resolve.params import positional_parameters
-from repolens.resolve.project import Project
+from repolens.resolve.project import Project, Sym
 from repolens.resolve.synthesis.common import CALLABLE, Stored, edge, site
 
 CONFIDENCE = 0.8
@@ -61,6 +61,21 @@ def edges(graph: Stored) -> list[EdgeRow]:
     return made
 
 
+def first_parameter(project: Project, fn: Sym) -> str | None:
+    """The parameter a call's first argument binds (after Python's ``self``)."""
+    spec = spec_for(project.files[fn.file_id].language)
+    if spec is None:
+        return None
+    signature = fn.signature
+    if signature.startswith("func (") and ")" in signature:  # a Go method's receiver
+        signature = "func " + signature[signature.index(")") + 1 :].lstrip()
+    params = positional_parameters(signature, name_last=spec.param_name_last)
+    selves = spec.self_names | spec.class_self_names
+    if params and fn.parent_id is not None and params[0] in selves:
+        params = params[1:]  # Python's `self`: a call's first argument binds the next
+    return params[0] if params else None
+
+
 def _invocations(conn: sqlite3.Connection, project: Project) -> dict[int, Invocation]:
     """Functions that call their first parameter (after ``self``), by id."""
     rows = conn.execute(
@@ -73,14 +88,7 @@ def _invocations(conn: sqlite3.Connection, project: Project) -> dict[int, Invoca
         fn = project.syms.get(fid) if fid is not None else None
         if fn is None or fn.id in found or fn.kind not in CALLABLE:
             continue
-        spec = spec_for(project.files[fn.file_id].language)
-        if spec is None:
-            continue
-        params = positional_parameters(fn.signature, name_last=spec.param_name_last)
-        selves = spec.self_names | spec.class_self_names
-        if params and fn.parent_id is not None and params[0] in selves:
-            params = params[1:]  # Python's `self`: a call's first argument binds the next
-        if params and params[0] == name:
+        if first_parameter(project, fn) == name:
             found[fn.id] = Invocation(fn.id, str(name), int(file_id), int(line), int(col))
     return found
 
@@ -120,19 +128,22 @@ def first_argument(
     ``parameter``, or through a wrapper such as ``partial``)."""
     project = graph.project
     refs = graph.conn.execute(
-        "SELECT name, receiver, col FROM refs WHERE file_id = ? AND line = ?"
-        " AND source_id IS ? AND kind = 'calls'",
+        "SELECT kind, name, receiver, col FROM refs WHERE file_id = ? AND line = ?"
+        " AND source_id IS ? AND kind IN ('calls', 'references')",
         (file_id, line, caller),
     ).fetchall()
     starts = {args, args + len(parameter) + 1}  # `retry(fetch)`, `retry(fn=fetch)`
-    for name, receiver, col in refs:
+    heads: dict[int, int] = {}  # a reference's column -> where its receiver starts
+    for kind, name, receiver, col in refs:
         head = int(col) - (len(str(receiver)) + 1 if receiver else 0)
-        if name in WRAPPERS and head in starts:
+        if kind == "references":
+            heads[int(col)] = head  # `on_click(self.save)`: `save` written after `self.`
+        elif name in WRAPPERS and head in starts:
             starts.add(int(col) + len(str(name)) + 1)
     found = {
         target
         for target, col in graph.references_at.get((caller, file_id, line), ())
-        if col in starts
+        if (col in starts or heads.get(col, col) in starts)
         and project.syms.get(target) is not None
         and project.syms[target].kind in CALLABLE
     }

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from repolens.resolve.edges import EdgeRow
-from repolens.resolve.project import Project, Sym
+from repolens.resolve.project import CLASS_KINDS, Project, Sym
 
 PROVENANCE = "synthesized"
 MAX_FAN_OUT = 8  # more implementations than this: the call says too little
@@ -31,14 +31,18 @@ Call = tuple[int, int, int, int, int]  # source, target, file, line, col
 
 @dataclass(slots=True)
 class Stored:
-    """The resolved ``calls``, ``references`` and ``overrides`` edges (synthesized ones
-    left out), indexed the ways channels ask for them."""
+    """The resolved ``calls``, ``references``, ``instantiates``, ``extends`` and ``overrides`` edges
+    (synthesized ones left out), indexed the ways channels ask for them."""
 
     conn: sqlite3.Connection
     project: Project
     calls: list[Call] = field(default_factory=list)  # in file, line, col order
     calls_to: defaultdict[int, list[Call]] = field(default_factory=lambda: defaultdict(list))
     calls_from: defaultdict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
+    # (source, file, line) -> [(target, col)]: what a line of a symbol's code calls
+    calls_at: defaultdict[tuple[int, int, int], list[tuple[int, int]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     # (source, file, line) -> [(target, col)]: what a line of a symbol's code references
     references_at: defaultdict[tuple[int, int, int], list[tuple[int, int]]] = field(
         default_factory=lambda: defaultdict(list)
@@ -47,6 +51,11 @@ class Stored:
         default_factory=lambda: defaultdict(list)
     )  # source -> [(target, line)]
     overrides: list[tuple[int, int]] = field(default_factory=list)  # (method, base)
+    bases: defaultdict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
+    # (source, file, line) -> the classes instantiated there (``queue = new JobQueue()``)
+    instantiated_at: defaultdict[tuple[int, int, int], list[int]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
 
 
 def stored(conn: sqlite3.Connection, project: Project) -> Stored:
@@ -54,7 +63,9 @@ def stored(conn: sqlite3.Connection, project: Project) -> Stored:
     graph = Stored(conn, project)
     rows = conn.execute(
         "SELECT source_id, target_id, kind, file_id, line, col FROM edges"
-        " WHERE kind IN ('calls', 'references', 'overrides') AND provenance != ?"
+        " WHERE kind IN ('calls', 'references', 'overrides', 'instantiates', 'extends',"
+        " 'implements')"
+        " AND provenance != ?"
         " ORDER BY file_id, line, col",
         (PROVENANCE,),
     )
@@ -64,11 +75,16 @@ def stored(conn: sqlite3.Connection, project: Project) -> Stored:
             graph.calls.append(call)
             graph.calls_to[target].append(call)
             graph.calls_from[source].add(target)
+            graph.calls_at[(source, file_id, line)].append((target, col))
         elif kind == "references":
             graph.references_at[(source, file_id, line)].append((target, col))
             graph.references_from[source].append((target, line))
-        else:
+        elif kind == "overrides":
             graph.overrides.append((source, target))
+        elif kind in ("extends", "implements"):
+            graph.bases[source].add(target)
+        else:
+            graph.instantiated_at[(source, file_id, line)].append(target)
     return graph
 
 
@@ -207,3 +223,11 @@ def owner_class(project: Project, sym_id: int) -> Sym | None:
 def in_chunks(ids: list[int]) -> list[list[int]]:
     """``ids`` in slices short enough for one ``IN (...)`` list."""
     return [ids[i : i + 500] for i in range(0, len(ids), 500)]
+
+
+def enclosing_class(project: Project, sym_id: int) -> int | None:
+    """The class a symbol is defined in (itself when it is one); None at module level."""
+    owner = project.syms.get(sym_id)
+    while owner is not None and owner.kind not in CLASS_KINDS:
+        owner = project.syms.get(owner.parent_id) if owner.parent_id is not None else None
+    return owner.id if owner is not None else None
