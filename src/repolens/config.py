@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +195,48 @@ def _project_paths(value: Any) -> tuple[str, ...]:
     raise ValueError(value)
 
 
+@dataclass(frozen=True, slots=True)
+class ArtifactSpec:
+    """One ``[[artifacts]]`` table: a schema, an API spec or docs to search beside the code.
+    ``path`` is as written (a file or folder, relative to the project root); where it leads
+    is checked when the artifact is read, against the root it must stay inside."""
+
+    name: str
+    path: str
+    description: str = ""
+
+
+ARTIFACT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _artifacts(value: Any) -> tuple[ArtifactSpec, ...]:
+    """``[[artifacts]]`` tables in the file; a JSON array of the same in the environment."""
+    if isinstance(value, str):
+        import json  # only when the environment sets artifacts
+
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ValueError(value) from None
+    if not isinstance(value, list):
+        raise ValueError(value)
+    specs: list[ArtifactSpec] = []
+    for table in value:
+        if not isinstance(table, dict) or set(table) - {"name", "path", "description"}:
+            raise ValueError(value)
+        name, path, description = table.get("name"), table.get("path"), table.get("description", "")
+        if not isinstance(name, str) or not ARTIFACT_NAME.match(name):
+            raise NotAllowedError(value, f"a name of letters, digits, '_', '.', '-' (not {name!r})")
+        if not isinstance(path, str) or not path.strip() or not isinstance(description, str):
+            raise NotAllowedError(
+                value, f"a path (text) for artifact {name!r}, and a text description"
+            )
+        if any(spec.name == name for spec in specs):
+            raise NotAllowedError(value, f"one artifact per name ({name!r} is given twice)")
+        specs.append(ArtifactSpec(name, path.strip(), description.strip()))
+    return tuple(specs)
+
+
 RESUME_MODES = ("current", "all", "off")
 
 
@@ -277,6 +319,10 @@ SPECS: tuple[SettingSpec, ...] = (
                 "Linked projects: searched together by `search --linked`, served by `serve`,"
                 " and their symbols resolve this project's imports of their packages.",
                 env="REPOLENS_LINKED_PROJECTS"),
+    SettingSpec("artifacts", (), _artifacts,
+                "[[artifacts]] tables with name, path (inside the project) and description",
+                "Context artifacts: SQL schemas, OpenAPI specs, GraphQL and protobuf schemas,"
+                " Markdown docs, searched beside the code and linked to it."),
     SettingSpec("search_backend", "embedded", _choice("embedded", "qdrant"),
                 "embedded or qdrant",
                 "Where search reads chunks: this index (embedded) or a Qdrant collection."),
@@ -393,7 +439,7 @@ def describe(settings: Settings) -> list[dict[str, Any]]:
         if isinstance(value, Path):
             value = str(value)
         if isinstance(value, tuple):
-            value = list(value)
+            value = [asdict(v) if isinstance(v, ArtifactSpec) else v for v in value]
         rows.append(
             {"key": spec.name, "value": value, "source": settings.sources[spec.name],
              "env": spec.env_key, "help": spec.help}
