@@ -52,6 +52,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "routes": "routes",
     "entrypoints": "routes",
     "flow": "routes",
+    "artifacts": "artifacts",
 }
 """Command name → module of ``repolens.cli`` that defines it in its ``COMMANDS``."""
 

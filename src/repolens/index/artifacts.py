@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +26,7 @@ import numpy as np
 from repolens.config import ArtifactSpec
 from repolens.embed.base import EmbeddingError, EmbeddingProvider
 from repolens.index.embedding import chunk_documents
+from repolens.index.providers import provider_or_reason
 from repolens.mcp.paths import PathError, confine
 from repolens.parse.artifacts import NOT_OPENAPI, PARSER_VERSION, kind_of, parse_artifact
 from repolens.parse.artifacts.model import ParsedArtifact
@@ -33,8 +36,8 @@ from repolens.project import DATA_DIR_NAME, Project
 from repolens.readfile import read_regular
 from repolens.store import artifacts as rows
 from repolens.store.chunks import text_hash
-from repolens.store.db import transaction
-from repolens.store.embeddings import cached_hashes, store_vectors
+from repolens.store.db import StoreError, connect, transaction
+from repolens.store.embeddings import cached_hashes, effective_profile, store_vectors
 
 MAX_FILES = 2000  # files one folder artifact may hold; a folder of more is not a schema
 EMBED_BATCH = 32
@@ -78,6 +81,57 @@ class ArtifactReport:
     @property
     def changed(self) -> bool:
         return bool(self.parsed or self.removed)
+
+
+@contextmanager
+def fresh_artifacts(
+    project: Project,
+    names: list[str] | None = None,
+    *,
+    provider: EmbeddingProvider | bool | None = True,
+    force: bool = False,
+) -> Iterator[tuple[sqlite3.Connection, Refresh | None, str]]:
+    """A connection to the index with the artifacts refreshed first (auto-indexed on first
+    use), the refresh's result, and a note when something kept it from being complete.
+    ``provider``: ``True`` for the project's configured one, ``None``/``False`` to embed
+    nothing. When the index cannot be written (a read-only checkout), what is stored is
+    answered, with a note saying so."""
+    if not project.settings.artifacts and not project.db_path.exists():
+        raise ArtifactError(NONE_CONFIGURED)
+    note = ""
+    try:
+        conn = connect(project.db_path)
+    except StoreError as exc:
+        conn = connect(project.db_path, readonly=True)
+        note = f"artifacts not refreshed (the index cannot be written: {exc})"
+    result = None
+    try:
+        if not note:
+            chosen, why = _provider(project, conn, provider)
+            try:
+                result = refresh_artifacts(project, conn, names, provider=chosen, force=force)
+            except sqlite3.OperationalError as exc:
+                note = f"artifacts not refreshed ({exc}); answering from what is stored"
+            else:
+                note = result.embed_error or why
+        yield conn, result, note
+    finally:
+        conn.close()
+
+
+NONE_CONFIGURED = (
+    "no artifacts are configured: add [[artifacts]] tables (name, path, description) to"
+    " .repolens.toml"
+)
+
+
+def _provider(
+    project: Project, conn: sqlite3.Connection, wanted: EmbeddingProvider | bool | None
+) -> tuple[EmbeddingProvider | None, str]:
+    if wanted is True:
+        provider, why = provider_or_reason(project.settings, effective_profile(conn))
+        return provider, f"artifacts searched by keyword only: {why}" if provider is None else ""
+    return (wanted or None), ""
 
 
 def spec_named(project: Project, name: str) -> ArtifactSpec:

@@ -10,6 +10,7 @@ and a code hit of equal score mean the same.
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -292,3 +293,51 @@ def _chunk_rows(
     )
     return {int(r[0]): (str(r[1]), str(r[2]), int(r[3]), int(r[4]), str(r[5]), str(r[6]),
                         str(r[7])) for r in rows}  # fmt: skip
+
+
+LINKED_KINDS = ("operation", "table", "view", "service")
+
+
+def symbols_in(
+    conn: sqlite3.Connection, hit: ArtifactHit, kinds: Sequence[str] = LINKED_KINDS
+) -> list[ArtifactSymbolRef]:
+    """The symbols of ``kinds`` that begin inside ``hit``'s lines."""
+    rows = conn.execute(
+        f"SELECT {_SYMBOL_COLUMNS} FROM {_SYMBOL_FROM} WHERE f.artifact = ? AND f.path = ?"
+        f" AND s.start_line BETWEEN ? AND ? AND s.kind IN ({','.join('?' * len(kinds))})"
+        " ORDER BY s.start_line",
+        (hit.artifact, hit.file, hit.start_line, hit.end_line, *kinds),
+    )
+    return [_ref(r) for r in rows]
+
+
+_WORDS = re.compile(r"(?:[A-Z]+ )?/[\w{}/:.-]*|[A-Za-z_][\w.]*")
+
+
+_KIND_WORDS = {
+    "table": ("table", "view"), "tables": ("table", "view"), "view": ("view",),
+    "schema": ("schema", "table"), "type": ("type",), "message": ("message",),
+    "service": ("service",), "rpc": ("service",), "grpc": ("service",),
+    "endpoint": ("operation",), "operation": ("operation",), "route": ("operation",),
+}  # fmt: skip
+
+
+def named_in(conn: sqlite3.Connection, question: str, limit: int = 3) -> list[ArtifactSymbolRef]:
+    """Artifact symbols a question names: "the orders table", "OrderService",
+    ``GET /orders/{id}``. A word also names a symbol spelt in the singular or plural; the
+    exact spelling ranks first, and a kind the question says ("table", "service") first
+    among those."""
+    words = list(dict.fromkeys(_WORDS.findall(question)))
+    said = {kind for w in words for kind in _KIND_WORDS.get(w.lower(), ())}
+    scored: dict[int, tuple[float, int, ArtifactSymbolRef]] = {}
+    for order, word in enumerate(words):
+        if len(word) < 3 or word.lower() in STOPWORDS:
+            continue
+        spellings = [word] if "/" in word else [word, word + "s", word.removesuffix("s")]
+        for rank, spelling in enumerate(dict.fromkeys(spellings)):
+            for ref in symbols_named(conn, spelling, kinds=TOP_KINDS):
+                score = (2.0 if rank == 0 else 1.0) + (2.0 if ref.kind in said else 0.0)
+                if ref.id not in scored or scored[ref.id][0] < score:
+                    scored[ref.id] = (score, order, ref)
+    ranked = sorted(scored.values(), key=lambda item: (-item[0], item[1], item[2].id))
+    return [ref for _, _, ref in ranked[:limit]]

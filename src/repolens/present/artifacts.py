@@ -1,0 +1,107 @@
+"""Context artifacts for people and agents: what is indexed, search hits, and a named
+artifact symbol with its text and the code it links to."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from repolens.index.artifacts import Refresh
+from repolens.present.format import Answer, cite, code_block, plural
+from repolens.query.artifact_links import ArtifactLink
+from repolens.query.artifacts import ArtifactHit, ArtifactInfo, ArtifactSymbolRef
+
+MAX_LINKS_SHOWN = 8
+
+
+def render_list(out: Answer, infos: Sequence[ArtifactInfo]) -> None:
+    if not infos:
+        out.add("No artifacts indexed (add [[artifacts]] tables to .repolens.toml).")
+    for info in infos:
+        head = f"## {info.name}  ({info.path})"
+        if info.description:
+            head += f" — {info.description}"
+        out.add_clipped(head)
+        if info.error:
+            out.add_clipped(f"error: {info.error}")
+            continue
+        kinds = ", ".join(_count(n, k) for k, n in sorted(info.symbols.items()))
+        out.add_clipped(
+            f"{plural(len(info.files), 'file')}, {plural(info.chunks, 'chunk')}"
+            f" ({info.embedded} embedded): {kinds or 'nothing defined'}"
+        )
+        for file in info.files:
+            if file.error:
+                out.add_clipped(f"  {file.path} ({file.kind}): {file.error}")
+
+
+def _count(count: int, kind: str) -> str:
+    word = kind.replace("_", " ")
+    return plural(count, word, word[:-1] + "ies" if word.endswith("y") else None)
+
+
+def render_refresh(out: Answer, refresh: Refresh) -> None:
+    for report in refresh.reports:
+        if report.error:
+            out.add_clipped(f"{report.name}: error: {report.error}")
+            continue
+        what = (
+            f"{plural(len(report.parsed), 'file')} read, {report.unchanged} unchanged,"
+            f" {report.removed} removed"
+        )
+        if report.skipped:
+            what += f", {len(report.skipped)} skipped (not OpenAPI or Swagger)"
+        out.add_clipped(f"{report.name}: {what}")
+        for note in report.notes:
+            out.add_clipped(f"  {note}")
+    if refresh.embedded:
+        out.add(f"{plural(refresh.embedded, 'window')} embedded.")
+
+
+def render_hits(
+    out: Answer, hits: Sequence[ArtifactHit], links: dict[int, list[ArtifactLink]]
+) -> None:
+    """Hits, each followed by the code its operations, tables and services link to
+    (``links``: hit index -> links)."""
+    if not hits:
+        out.add("No artifact matches.")
+    for index, hit in enumerate(hits):
+        title = f"## [{hit.artifact}] {cite(hit.file, hit.start_line, hit.end_line)}"
+        title += f"  {hit.symbol or hit.kind}  (score {hit.score:.2f})"
+        block = f"{title}\n{code_block(hit.snippet.split(chr(10)), hit.start_line)}"
+        if not out.add(block):
+            out.leave_out(f"{len(hits) - index} more hits", "raise `budget` or lower `limit`")
+            break
+        render_links(out, links.get(index, []))
+
+
+def render_links(out: Answer, links: Sequence[ArtifactLink]) -> None:
+    for link in links[:MAX_LINKS_SHOWN]:
+        out.add_clipped(
+            f"  {link.relation} {link.symbol.qualified_name} ({link.symbol.location})"
+            f" — {link.evidence}"
+        )
+    if len(links) > MAX_LINKS_SHOWN:
+        out.leave_out(f"{len(links) - MAX_LINKS_SHOWN} more links")
+
+
+def render_symbol(
+    out: Answer, symbol: ArtifactSymbolRef, lines: list[str], links: Sequence[ArtifactLink]
+) -> None:
+    """A named artifact symbol: its definition, then the code that uses it."""
+    head = f"## {symbol.kind} {symbol.qualified_name} [{symbol.artifact}]"
+    head += f" {cite(symbol.file, symbol.line, symbol.end_line)}"
+    if not out.add(f"{head}\n{code_block(lines, symbol.line, _fence(symbol.file))}"):
+        out.add_clipped(head)
+        out.leave_out(f"the text of {symbol.qualified_name}")
+    if links:
+        render_links(out, links)
+    elif symbol.kind in ("operation", "table", "view", "service"):
+        out.add_clipped("  no code in the index names it")
+
+
+_FENCES = {"sql": "sql", "proto": "proto", "graphql": "graphql", "gql": "graphql",
+           "yaml": "yaml", "yml": "yaml", "json": "json", "md": "markdown"}  # fmt: skip
+
+
+def _fence(path: str) -> str:
+    return _FENCES.get(path.rsplit(".", 1)[-1].lower(), "")

@@ -1,0 +1,192 @@
+"""Where the code names an artifact: the edges from a schema or a spec into the graph.
+
+Links are found when asked, from the current code index, so they never go stale when the
+code changes and the artifact does not:
+
+- an OpenAPI ``operation`` (``GET /orders/{id}``) is handled by the route the frameworks
+  registered for that method and path (any parameter spelling; also under the spec's
+  base path), and so by that route's handler;
+- a SQL ``table`` or ``view`` is used by the functions whose SQL strings name it after
+  ``FROM``, ``JOIN``, ``INTO`` or ``UPDATE … SET`` (a string counts as SQL when it, or the
+  string just before it, holds a SQL verb; in ``.sql`` code files every line does);
+- a protobuf ``service`` is implemented by the classes (or structs) whose methods are
+  named as its rpcs (``GetOrder``, ``get_order``); one holding more than half of them
+  (two at least) is listed as partial, at a lower confidence.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass
+
+from repolens.query.artifacts import ArtifactSymbolRef, children
+from repolens.query.routes import list_routes
+from repolens.query.symbols import FILE_KIND, SymbolRef, find_routes, symbols_by_ids
+
+MAX_CANDIDATE_CHUNKS = 5000
+MAX_LINKS = 50
+_SQL_VERB = re.compile(
+    r"\b(select|insert|update|delete|with|merge|upsert|replace|create|alter|drop|truncate|copy)\b",
+    re.IGNORECASE,
+)
+_STRING = re.compile(
+    r'"""(?:\\.|[^\\])*?"""|\'\'\'(?:\\.|[^\\])*?\'\'\'|`(?:\\.|[^`\\])*`'
+    r'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ArtifactLink:
+    """Code that an artifact symbol reaches: ``relation`` in words (``handled by``,
+    ``used by``, ``implemented by``), where (``line``), the text that shows it."""
+
+    relation: str
+    symbol: SymbolRef
+    line: int
+    evidence: str
+    confidence: float
+
+
+def links_of(conn: sqlite3.Connection, artifact: ArtifactSymbolRef) -> list[ArtifactLink]:
+    """The code ``artifact`` links to (empty for kinds that link to nothing)."""
+    if artifact.kind == "operation":
+        return _handlers(conn, artifact)
+    if artifact.kind in ("table", "view"):
+        return _sql_users(conn, artifact.name, artifact.file)
+    if artifact.kind == "service":
+        return _implementations(conn, [c.name for c in children(conn, artifact) if c.kind == "rpc"])
+    return []
+
+
+def _handlers(conn: sqlite3.Connection, operation: ArtifactSymbolRef) -> list[ArtifactLink]:
+    method, _, path = operation.name.partition(" ")
+    base = re.search(r"served under (\S+)", operation.detail)
+    spellings = [f"{method} {path}"] + ([f"{method} {base[1]}{path}"] if base else [])
+    wanted: set[int] = set()
+    for text in spellings:
+        wanted.update(route.id for route in find_routes(conn, text))
+    links = []
+    for hit in list_routes(conn):
+        if hit.route.id not in wanted:
+            continue
+        target = hit.handler or hit.route
+        evidence = f"route {hit.route.name} [{hit.framework}] at {hit.route.location}"
+        links.append(ArtifactLink("handled by", target, hit.route.line, evidence, 1.0))
+    return links
+
+
+def _sql_users(conn: sqlite3.Connection, table: str, own_file: str) -> list[ArtifactLink]:
+    use = re.compile(
+        rf"\b(?:from|join|into)\s+(?:[\w\"`\[\]]+\.)?[\"`\[]?{re.escape(table)}[\"`\]]?(?![\w.])"
+        rf"|\bupdate\s+(?:[\w\"`\[\]]+\.)?[\"`\[]?{re.escape(table)}[\"`\]]?\s+set\b",
+        re.IGNORECASE,
+    )
+    term = '"' + table.replace('"', "") + '"'
+    rows = conn.execute(
+        "SELECT c.id, c.start_line, c.text, f.path, f.language, f.id"
+        " FROM chunks c JOIN files f ON f.id = c.file_id"
+        " WHERE c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)"
+        " ORDER BY f.path, c.start_line",
+        (f"body : {term}", MAX_CANDIDATE_CHUNKS),
+    ).fetchall()
+    found: dict[int, tuple[int, str]] = {}  # symbol id -> first line, evidence
+    for _chunk, start, text, path, language, file_id in rows:
+        if path == own_file:
+            continue
+        for offset, evidence in _sql_uses(str(text), str(language), use):
+            line = int(start) + offset
+            owner = _innermost(conn, int(file_id), line)
+            if owner is not None and owner not in found:
+                found[owner] = (line, evidence)
+    refs = symbols_by_ids(conn, list(found))
+    links = [
+        ArtifactLink("used by", refs[sid], line, evidence, 0.9)
+        for sid, (line, evidence) in found.items()
+        if sid in refs
+    ]
+    return sorted(links, key=lambda link: (link.symbol.file, link.line))[:MAX_LINKS]
+
+
+def _sql_uses(text: str, language: str, use: re.Pattern[str]) -> list[tuple[int, str]]:
+    """(line offset in ``text``, the line) of each SQL use of the table."""
+    if language == "sql":
+        spans = [(0, text)]
+    else:
+        spans = []
+        previous_sql = False
+        for match in _STRING.finditer(text):
+            literal = match.group()
+            is_sql = bool(_SQL_VERB.search(literal))
+            if is_sql or previous_sql:
+                spans.append((match.start(), literal))
+            previous_sql = is_sql
+    uses = []
+    for begin, literal in spans:
+        for hit in use.finditer(literal):
+            at = begin + hit.start()
+            line_start = text.rfind("\n", 0, at) + 1
+            line_end = text.find("\n", at)
+            line = text[line_start : line_end if line_end >= 0 else len(text)].strip()
+            uses.append((text.count("\n", 0, at), line[:160]))
+    return uses
+
+
+def _innermost(conn: sqlite3.Connection, file_id: int, line: int) -> int | None:
+    """The smallest symbol around ``line`` (the file itself for module-level code): a
+    chunk may hold several small functions, each of which uses the table on its own."""
+    row = conn.execute(
+        "SELECT id FROM symbols WHERE file_id = ? AND start_line <= ? AND end_line >= ?"
+        " ORDER BY kind = ?, end_line - start_line LIMIT 1",
+        (file_id, line, line, FILE_KIND),
+    ).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT id FROM symbols WHERE file_id = ? AND kind = ?", (file_id, FILE_KIND)
+        ).fetchone()
+    return int(row[0]) if row else None
+
+
+def _flat(name: str) -> str:
+    return name.replace("_", "").lower()
+
+
+def _implementations(conn: sqlite3.Connection, rpcs: list[str]) -> list[ArtifactLink]:
+    if not rpcs:
+        return []
+    wanted = {_flat(r): r for r in rpcs}
+    spellings = {s for r in rpcs for s in (r, r[:1].lower() + r[1:], _snake(r))}
+    marks = ",".join("?" * len(spellings))
+    rows = conn.execute(
+        f"SELECT id, parent_id, name, start_line FROM symbols WHERE name IN ({marks})"
+        " AND kind IN ('method', 'function') AND parent_id IS NOT NULL",
+        sorted(spellings),
+    ).fetchall()
+    covered: dict[int, set[str]] = defaultdict(set)
+    for _sid, parent, name, _line in rows:
+        if _flat(str(name)) in wanted:
+            covered[int(parent)].add(wanted[_flat(str(name))])
+    owners = symbols_by_ids(conn, list(covered))
+    links = []
+    need = len(rpcs)
+    for owner_id, names in covered.items():
+        owner = owners.get(owner_id)
+        if owner is None or owner.kind not in ("class", "struct", "interface", "object", "trait"):
+            continue
+        if len(names) < need and (len(names) < 2 or len(names) * 2 <= need):
+            continue  # one rpc name in common (GetOrder) is a coincidence, not an implementation
+        complete = len(names) == need
+        evidence = (
+            f"implements all {need} rpcs" if complete
+            else f"implements {len(names)} of {need} rpcs ({', '.join(sorted(names))})"
+        )  # fmt: skip
+        confidence = 0.9 if complete else 0.5
+        links.append(ArtifactLink("implemented by", owner, owner.line, evidence, confidence))
+    links.sort(key=lambda link: (-link.confidence, link.symbol.file, link.line))
+    return links[:MAX_LINKS]
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
