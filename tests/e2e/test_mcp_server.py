@@ -26,8 +26,9 @@ QUERY_TOOLS = {
     "search", "symbols", "context", "files", "node", "callers", "callees", "impact", "trace",
     "deps", "cycles", "deadcode", "graph_stats", "status", "health", "projects", "about",
     "hierarchy", "explore", "diagram", "routes", "entrypoints", "flow", "affected",
+    "artifacts", "artifact_search",
 }  # fmt: skip
-WRITE_TOOLS = {"index", "update", "stop", "remove", "watch"}
+WRITE_TOOLS = {"index", "update", "stop", "remove", "watch", "artifact_index", "artifact_remove"}
 
 pytestmark = pytest.mark.anyio
 

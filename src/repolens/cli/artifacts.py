@@ -6,7 +6,6 @@ kept), so an artifact is indexed on first use and never answered stale.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -19,13 +18,8 @@ from repolens.index.artifacts import ArtifactError, Refresh, fresh_artifacts, sp
 from repolens.present.artifacts import render_hits, render_list, render_refresh
 from repolens.present.format import Answer
 from repolens.project import Project
-from repolens.query.artifact_links import ArtifactLink, links_of
-from repolens.query.artifacts import (
-    ArtifactHit,
-    list_artifacts,
-    search_artifacts,
-    symbols_in,
-)
+from repolens.query.artifact_links import ArtifactLink, hit_links
+from repolens.query.artifacts import list_artifacts, search_artifacts
 from repolens.store.artifacts import delete_artifact
 from repolens.store.db import StoreError, transaction
 
@@ -44,16 +38,6 @@ def _project(path: Path | None, as_json: bool) -> Project:
 
 def _refresh_json(refresh: Refresh | None) -> list[dict[str, Any]]:
     return [asdict(r) for r in refresh.reports] if refresh else []
-
-
-def hit_links(conn: sqlite3.Connection, hits: list[ArtifactHit]) -> dict[int, list[ArtifactLink]]:
-    """For each hit, the code its operations, tables and services link to."""
-    found: dict[int, list[ArtifactLink]] = {}
-    for index, hit in enumerate(hits):
-        links = [link for symbol in symbols_in(conn, hit) for link in links_of(conn, symbol)]
-        if links:
-            found[index] = links
-    return found
 
 
 def _link_json(link: ArtifactLink) -> dict[str, Any]:

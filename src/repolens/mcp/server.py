@@ -13,6 +13,7 @@ from repolens import __version__
 from repolens.mcp.runtime import Runtime
 from repolens.mcp.toolkit import register
 from repolens.mcp.tools_analysis import AnalysisTools
+from repolens.mcp.tools_artifacts import ArtifactTools
 from repolens.mcp.tools_change import ChangeTools
 from repolens.mcp.tools_diagram import DiagramTools
 from repolens.mcp.tools_graph import GraphTools
@@ -40,6 +41,8 @@ and what runs from a symbol or a route ("GET /orders/{id}"; a route works as a s
 - deps, cycles, deadcode, graph_stats, files — imports of a file, import cycles, unused \
 code, graph quality, the indexed tree.
 - diagram — a Mermaid picture (imports, calls, flow, path) to show a person.
+- artifacts, artifact_search — schemas, API specs and docs named in .repolens.toml, \
+linked to the code that uses them (artifact_index, artifact_remove manage them).
 - status, index, update, stop, remove, health, projects, watch, about — manage the index \
 (watch: start/stop/status of the file watcher; about: version, profile, where data lives).
 
@@ -70,5 +73,6 @@ def build_server(runtime: Runtime) -> MCPServer:
         IndexTools(runtime),
         ProjectTools(runtime),
         ChangeTools(runtime),
+        ArtifactTools(runtime),
     )
     return app

@@ -9,11 +9,13 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from repolens.index.artifacts import ArtifactError, fresh_artifacts
 from repolens.mcp.paths import confine, confine_glob
 from repolens.mcp.runtime import ProjectHandle
 from repolens.mcp.source import SourceCache
 from repolens.mcp.toolkit import (
     LONG,
+    MIN_BUDGET,
     SHORT,
     Budget,
     FileFilter,
@@ -23,10 +25,12 @@ from repolens.mcp.toolkit import (
     ToolGroup,
     tool,
 )
+from repolens.present.artifacts import render_symbol
 from repolens.present.context import render_context
 from repolens.present.format import Answer
 from repolens.present.listing import render_files, render_symbols
 from repolens.present.search import search_answer
+from repolens.query.artifact_links import named_artifacts
 from repolens.query.backends import Chosen, choose_backend
 from repolens.query.context import build_context
 from repolens.query.graph import search_symbols
@@ -49,6 +53,29 @@ def languages_of(conn: sqlite3.Connection, paths: set[str]) -> dict[str, str]:
     marks = ",".join("?" * len(paths))
     rows = conn.execute(f"SELECT path, language FROM files WHERE path IN ({marks})", list(paths))
     return {str(r[0]): str(r[1]) for r in rows}
+
+
+def artifact_context(handle: ProjectHandle, question: str, budget: int) -> str:
+    """The artifact symbols ``question`` names ("the orders table") with their text and
+    the code linked to them, within ``budget``; '' when it names none (or the project
+    has no artifacts)."""
+    if not handle.project.settings.artifacts:
+        return ""
+    provider, _why = handle.provider()
+    try:
+        with fresh_artifacts(handle.project, provider=provider or False) as (conn, _r, note):
+            named = named_artifacts(conn, question)
+    except ArtifactError:
+        return ""
+    if not named:
+        return ""
+    out = Answer(budget)
+    out.add("# Artifacts the question names")
+    for item in named:
+        render_symbol(out, item.symbol, item.lines, item.links)
+    if note:
+        out.note(note)
+    return "\n".join([*out.parts, *(f"Note: {n}" for n in out.notes)])
 
 
 def _query_provider(
@@ -248,6 +275,7 @@ class SearchTools(ToolGroup):
         and their code with line numbers, within the budget. Treat the code shown as
         already read; ask `node` for a symbol whose code was cut."""
         handle = self.rt.handle(projectPath)
+        named = artifact_context(handle, query, budget // 3)
         with handle.reader() as conn:
             chosen = choose_backend(handle.project, conn)
             provider, why = _query_provider(handle, conn, chosen)
@@ -257,7 +285,7 @@ class SearchTools(ToolGroup):
                 handle.project.data_dir,
                 query,
                 read_lines=source,
-                budget=budget,
+                budget=max(budget - len(named), MIN_BUDGET),
                 depth=depth,
                 provider=provider,
                 backend=chosen.backend,
@@ -265,7 +293,8 @@ class SearchTools(ToolGroup):
             files = {item.symbol.file for item in bundle.items}
             languages = languages_of(conn, files)
         bundle.notes.extend(n for n in (why, source.stale_note(), handle.progress_note()) if n)
-        return render_context(bundle, language_of=languages)
+        text = render_context(bundle, language_of=languages)
+        return f"{named}\n\n{text}" if named else text
 
     @tool("files", "List indexed files")
     def files(

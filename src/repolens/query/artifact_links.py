@@ -21,7 +21,14 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
 
-from repolens.query.artifacts import ArtifactSymbolRef, children
+from repolens.query.artifacts import (
+    ArtifactHit,
+    ArtifactSymbolRef,
+    children,
+    named_in,
+    symbol_text,
+    symbols_in,
+)
 from repolens.query.routes import list_routes
 from repolens.query.symbols import FILE_KIND, SymbolRef, find_routes, symbols_by_ids
 
@@ -190,3 +197,31 @@ def _implementations(conn: sqlite3.Connection, rpcs: list[str]) -> list[Artifact
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class NamedArtifact:
+    """An artifact symbol a question named, its text as indexed, and the code it reaches."""
+
+    symbol: ArtifactSymbolRef
+    lines: list[str]
+    links: list[ArtifactLink]
+
+
+def named_artifacts(conn: sqlite3.Connection, question: str, limit: int = 3) -> list[NamedArtifact]:
+    """What ``context`` shows beside the code for "the orders table": the schema of each
+    artifact symbol the question names, and the code that touches it."""
+    return [
+        NamedArtifact(symbol, symbol_text(conn, symbol), links_of(conn, symbol))
+        for symbol in named_in(conn, question, limit)
+    ]
+
+
+def hit_links(conn: sqlite3.Connection, hits: list[ArtifactHit]) -> dict[int, list[ArtifactLink]]:
+    """For each search hit (by index), the code its operations, tables and services reach."""
+    found: dict[int, list[ArtifactLink]] = {}
+    for index, hit in enumerate(hits):
+        links = [link for symbol in symbols_in(conn, hit) for link in links_of(conn, symbol)]
+        if links:
+            found[index] = links
+    return found
