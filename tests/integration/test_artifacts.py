@@ -152,16 +152,20 @@ def test_a_path_outside_the_root_is_refused_and_the_rest_is_indexed(
 
 def test_unknown_artifact_and_none_configured_are_clear_errors(shop: Path, tmp_path: Path) -> None:
     project = open_project(shop)
-    with pytest.raises(
-        ArtifactError, match=r"no artifact named 'nope' \(configured: db, api, docs\)"
+    with (
+        pytest.raises(
+            ArtifactError, match=r"no artifact named 'nope' \(configured: db, api, docs\)"
+        ),
+        fresh_artifacts(project, ["nope"], provider=False),
     ):
-        with fresh_artifacts(project, ["nope"], provider=False):
-            pass
+        pass
     bare = tmp_path / "bare"
     bare.mkdir()
-    with pytest.raises(ArtifactError, match=r"no artifacts are configured"):
-        with fresh_artifacts(open_project(bare), provider=False):
-            pass
+    with (
+        pytest.raises(ArtifactError, match=r"no artifacts are configured"),
+        fresh_artifacts(open_project(bare), provider=False),
+    ):
+        pass
 
 
 def link_rows(conn: sqlite3.Connection, name: str, kind: str) -> set[tuple[str, str, int]]:

@@ -36,7 +36,8 @@ def render_list(out: Answer, infos: Sequence[ArtifactInfo]) -> None:
 
 def _count(count: int, kind: str) -> str:
     word = kind.replace("_", " ")
-    return plural(count, word, word[:-1] + "ies" if word.endswith("y") else None)
+    consonant_y = word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u")
+    return plural(count, word, word[:-1] + "ies" if consonant_y else None)
 
 
 def render_refresh(out: Answer, refresh: Refresh) -> None:
