@@ -15,6 +15,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from conftest import run_repolens
 from repolens.cli import cli
 from repolens.cli.analysis import (
     cycles_command,
@@ -194,3 +195,24 @@ def test_subprocess_callers_json(project: Path) -> None:
     assert [(r["file"], r["line"]) for r in data["results"]] == [("app/service.py", 11)]
     done = repolens("callers", "process", "--project", str(project), "--json")
     assert done.returncode == 1 and json.loads(done.stdout)["candidates"]
+
+
+def test_no_tests_counts_test_callers_and_dependents_by_file(tmp_path: Path) -> None:
+    root = tmp_path / "tested"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "mcp" / "tested", root)
+    assert run_repolens(root, "index", "--no-embed").returncode == 0
+    every = run_repolens(root, "callers", "price").stdout
+    assert "tests.test_pricing.test_price_0" in every
+    shown = run_repolens(root, "callers", "price", "--no-tests")
+    assert shown.returncode == 0, shown.stderr
+    assert "app.cart.checkout" in shown.stdout and "test_price_0" not in shown.stdout
+    assert "10 test callers, not listed: tests/test_pricing.py 6, tests/test_cart.py 4" in (
+        shown.stdout
+    )
+    data = json.loads(run_repolens(root, "impact", "price", "--no-tests", "--json").stdout)
+    assert data["total"] == 12
+    assert data["tests_left_out"] == {
+        "count": 10, "files": {"tests/test_pricing.py": 6, "tests/test_cart.py": 4},
+    }  # fmt: skip
+    listed = [s["qualified_name"] for f in data["files"] for s in f["symbols"]]
+    assert listed == ["app.cart.cart_total", "app.cart.checkout"]

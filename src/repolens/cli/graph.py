@@ -29,10 +29,17 @@ from repolens.cli.common import (
     project_option,
 )
 from repolens.index.state import incomplete_note, needs_resume
-from repolens.present.graph import UNINDEXED_READS, VARIABLE_KINDS, caller_gaps
+from repolens.present.graph import (
+    UNINDEXED_READS,
+    VARIABLE_KINDS,
+    caller_gaps,
+    split_tests,
+    tests_line,
+)
 from repolens.present.symbols import wiring
 from repolens.query.graph import (
     EdgeHit,
+    ImpactHit,
     SymbolLookupError,
     SymbolRef,
     callees,
@@ -153,6 +160,29 @@ def _sure(hit: EdgeHit) -> str:
     return sure + wiring(hit)
 
 
+def no_tests_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--no-tests",
+        "no_tests",
+        is_flag=True,
+        help="Count test code (test files, test functions) by file instead of listing it.",
+    )(func)
+
+
+def tests_json(tests: list[SymbolRef]) -> dict[str, Any]:
+    """The test symbols an answer counted instead of listing: how many, by file."""
+    by_file: dict[str, int] = {}
+    for ref in tests:
+        by_file[ref.file] = by_file.get(ref.file, 0) + 1
+    return {"count": len(tests), "files": by_file}
+
+
+def print_tests_left_out(tests: list[SymbolRef], what: str) -> None:
+    if tests:
+        say(f"… {tests_line([t.file for t in tests], what)}; drop --no-tests to list them",
+            style="dim")  # fmt: skip
+
+
 def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
     """``callers`` and ``callees``: same shape, opposite direction."""
 
@@ -160,6 +190,7 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
     @click.argument("symbol")
     @symbol_options
     @limit_option
+    @no_tests_option
     @project_option
     @json_option
     def command(
@@ -167,35 +198,42 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
         file: str | None,
         kind: str | None,
         limit: int,
+        no_tests: bool,
         project_path: Path | None,
         as_json: bool,
     ) -> None:
         with graph_index(project_path, as_json) as conn:
             ref = lookup_symbol(conn, symbol, file, kind, as_json)
             query = callees if callee else callers
-            hits = query(conn, ref, limit=limit + 1)
+            found = query(conn, ref, limit=limit + 1)
             unknown = unresolved_calls(conn, ref) if callee else possible_callers(conn, ref)
-            entry = "" if callee or hits else entry_reason(conn, ref)
+            entry = "" if callee or found else entry_reason(conn, ref)
+        hits, tests = split_tests(found[:limit], lambda h: h.symbol, not no_tests)
         data = {
             "symbol": symbol_json(ref),
-            "results": [_hit_json(h, callee=callee) for h in hits[:limit]],
-            "truncated": len(hits) > limit,
+            "results": [_hit_json(h, callee=callee) for h in hits],
+            "truncated": len(found) > limit,
             "unresolved": unknown,
         }
+        if no_tests:
+            data["tests_left_out"] = tests_json([h.symbol for h in tests])
         if not callee:
-            data["gaps"] = caller_gaps(ref, len(hits), len(unknown))
+            data["gaps"] = caller_gaps(ref, len(found), len(unknown))
         if entry:
             data["note"] = entry
 
         def render() -> None:
             say(f"{name} of {ref.full_name} ({ref.kind}) {ref.location}", style="bold")
-            for hit in hits[:limit]:
+            for hit in hits:
                 say(_edge_row(hit, callee=callee))
-            print_more_than(len(hits), limit)
+            if tests and not hits:
+                say("  none outside tests")
+            print_tests_left_out([h.symbol for h in tests], f"test {name.removesuffix('s')}")
+            print_more_than(len(found), limit)
             if callee:
                 _print_unresolved_callees(bool(hits), unknown)
             else:
-                _print_unknown_callers(ref, bool(hits), unknown, entry)
+                _print_unknown_callers(ref, bool(found), unknown, entry)
 
         emit(data, as_json, render)
 
@@ -270,6 +308,7 @@ callees_command = _edge_command(
     show_default=True,
     help="Most dependents to list.",
 )
+@no_tests_option
 @project_option
 @json_option
 def impact_command(
@@ -278,6 +317,7 @@ def impact_command(
     kind: str | None,
     depth: int,
     limit: int,
+    no_tests: bool,
     project_path: Path | None,
     as_json: bool,
 ) -> None:
@@ -285,7 +325,10 @@ def impact_command(
     with graph_index(project_path, as_json) as conn:
         ref = lookup_symbol(conn, symbol, file, kind, as_json)
         result = impact(conn, ref, depth=depth, limit=limit)
-    groups = result.by_file()
+    listed, tests = split_tests(result.hits, lambda h: h.symbol, not no_tests)
+    groups: dict[str, list[ImpactHit]] = {}
+    for hit in listed:
+        groups.setdefault(hit.symbol.file, []).append(hit)
     data = {
         "symbol": symbol_json(ref),
         "depth": depth,
@@ -309,11 +352,14 @@ def impact_command(
         "truncated": result.truncated,
         "frontier": result.frontier,
     }
+    if no_tests:
+        data["tests_left_out"] = tests_json([h.symbol for h in tests])
 
     def render() -> None:
         say(
             f"impact of {ref.full_name} ({ref.kind}) {ref.location}: "
-            f"{len(result.hits)} symbol(s) in {len(groups)} file(s)",
+            f"{len(result.hits)} symbol(s) in {len(result.by_file())} file(s)"
+            + (f", {len(tests)} of them tests" if tests else ""),
             style="bold",
         )
         for path, hits in groups.items():
@@ -323,6 +369,7 @@ def impact_command(
                     f"  {h.symbol.line:>5}  {h.symbol.qualified_name} ({h.symbol.kind})  "
                     f"depth {h.depth}, {h.edge_kind} at {h.file}:{h.line}"
                 )
+        print_tests_left_out([h.symbol for h in tests], "test dependent")
         if result.truncated:
             print_more(len(result.hits), None, f"use --limit {limit * 2}")
         if result.frontier:

@@ -69,6 +69,13 @@ KindFilter = Annotated[
     str | None,
     Field(description="Restrict to this symbol kind (function, method, class, ...)."),
 ]
+IncludeTests = Annotated[
+    bool | None,
+    Field(
+        description="true: list tests too; false: count them by file only; default: counted,"
+        " not listed, when they are most of the answer."
+    ),
+]
 Limit = Annotated[int, Field(ge=1, le=500, description="Maximum number of items to list.")]
 
 

@@ -22,6 +22,7 @@ from repolens.mcp.toolkit import (
     SHORT,
     Budget,
     FileFilter,
+    IncludeTests,
     KindFilter,
     Limit,
     ProjectPath,
@@ -38,7 +39,9 @@ from repolens.present.graph import (
     render_edges,
     render_impact,
     render_possible_callers,
+    render_test_summary,
     render_unresolved,
+    split_tests,
 )
 from repolens.present.hierarchy import hierarchy_lines
 from repolens.present.listing import render_symbols
@@ -152,6 +155,7 @@ class GraphTools(ToolGroup):
         file: FileFilter = None,
         kind: KindFilter = None,
         limit: Limit = 100,
+        include_tests: IncludeTests = None,
         budget: Budget = SHORT,
         projectPath: ProjectPath = None,
     ) -> str:
@@ -162,11 +166,19 @@ class GraphTools(ToolGroup):
         with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             hits = callers(conn, sym, limit=limit + 1)
             maybe = possible_callers(conn, sym, limit=limit)
+        listed, tests = split_tests(hits[:limit], lambda h: h.symbol, include_tests)
         out = Answer(budget)
+        of_them = f", {len(tests)} of them tests" if tests else ""
         out.add_clipped(
             f"# Callers of {label(sym)}: {len(hits[:limit])}{'+' if len(hits) > limit else ''}"
+            f"{of_them}"
         )
-        render_edges(out, hits[:limit], what="callers", hint="raise limit", more=len(hits) > limit)
+        if tests and not listed:
+            out.add("- no caller outside tests")
+        else:
+            more = len(hits) > limit
+            render_edges(out, listed, what="callers", hint="raise limit", more=more)
+        render_test_summary(out, [h.symbol.file for h in tests], "test caller")
         render_possible_callers(out, maybe, sym.name)
         if not hits and not maybe:
             out.add("No unresolved reference carries its name either.")
@@ -207,6 +219,7 @@ class GraphTools(ToolGroup):
         kind: KindFilter = None,
         depth: Annotated[int, Field(ge=1, le=6, description="Hops of dependents to follow.")] = 3,
         limit: Annotated[int, Field(ge=1, le=2000, description="Maximum dependents.")] = 300,
+        include_tests: IncludeTests = None,
         budget: Budget = SHORT,
         projectPath: ProjectPath = None,
     ) -> str:
@@ -215,15 +228,20 @@ class GraphTools(ToolGroup):
         with the depth and the edge that links each one."""
         with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             result = impact(conn, sym, depth=depth, limit=limit)
+        listed, tests = split_tests(result.hits, lambda h: h.symbol, include_tests)
         out = Answer(budget)
         files = len(result.by_file())
+        of_them = f", {len(tests)} of them tests" if tests else ""
         out.add_clipped(
             f"# Impact of changing {label(sym)}: {plural(len(result.hits), 'dependent')}"
-            f" in {plural(files, 'file')} (depth ≤ {depth})"
+            f" in {plural(files, 'file')} (depth ≤ {depth}){of_them}"
         )
         if not result.hits:
             out.add("Nothing in the index depends on it (see `callers` for unresolved uses).")
-        render_impact(out, result)
+        elif tests and not listed:
+            out.add("Nothing outside tests depends on it.")
+        render_impact(out, result, listed)
+        render_test_summary(out, [h.symbol.file for h in tests], "test dependent")
         return finish(out, handle)
 
     @tool("explore", "How named symbols connect")

@@ -8,8 +8,9 @@ symbol's name, because those may be calls to it (principle 3).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from repolens.present.format import Answer, cite, clip, plural
 from repolens.present.symbols import edge_line, label
@@ -17,18 +18,58 @@ from repolens.query.graph import (
     DeadCodeReport,
     EdgeHit,
     FileDeps,
+    ImpactHit,
     ImpactResult,
     ImportLink,
     SymbolRef,
 )
+from repolens.query.symbols import is_test_code
 
 FOREIGN = ("builtin", "external")
 CALL_KINDS = ("calls", "instantiates")
 VARIABLE_KINDS = ("variable", "constant")
+TESTS_DOMINATE_AT = 8  # this many test uses, and more than half: counted, not listed
+TEST_FILES_NAMED = 5
+T = TypeVar("T")
 UNINDEXED_READS = (
     "reads of a variable inside other expressions (operators, conditions, f-strings)"
     " are not indexed"
 )
+
+
+def split_tests(
+    items: Sequence[T], symbol_of: Callable[[T], SymbolRef], include: bool | None
+) -> tuple[list[T], list[T]]:
+    """``items`` to list, and the tests among them to count instead. ``include``: true
+    lists every item, false counts the tests, ``None`` counts them only when they
+    dominate (``TESTS_DOMINATE_AT`` or more, and more than half): a symbol whose 53
+    callers are 41 tests is told by its 12 others."""
+    if include:
+        return list(items), []
+    tests = [item for item in items if is_test_code(symbol_of(item))]
+    dominate = len(tests) >= TESTS_DOMINATE_AT and 2 * len(tests) > len(items)
+    if not tests or (include is None and not dominate):
+        return list(items), []
+    return [item for item in items if not is_test_code(symbol_of(item))], tests
+
+
+def tests_line(files: Sequence[str], what: str) -> str:
+    """``41 test callers, not listed: tests/test_app.py 30, tests/test_cli.py 11``."""
+    counts = Counter(files).most_common()
+    named = ", ".join(f"{path} {n}" for path, n in counts[:TEST_FILES_NAMED])
+    more = (
+        f", … {plural(len(counts) - TEST_FILES_NAMED, 'more file')}"
+        if len(counts) > TEST_FILES_NAMED
+        else ""
+    )
+    return f"{plural(len(files), what)}, not listed: {named}{more}"
+
+
+def render_test_summary(out: Answer, files: Sequence[str], what: str) -> None:
+    """The tests ``split_tests`` counted: how many, in which files, how to list them."""
+    if files:
+        out.add_clipped(tests_line(files, what))
+        out.leave_out(plural(len(files), what), "include_tests=true lists them")
 
 
 def add_lines(out: Answer, lines: Sequence[str], what: str, hint: str) -> bool:
@@ -50,7 +91,8 @@ def render_edges(
         out.add("- none resolved")
         return
     site = "at" if what.startswith("caller") else "called at"
-    done = add_lines(out, [f"- {edge_line(h, site_label=site)}" for h in shown], what, hint)
+    lines = [f"- {edge_line(h, site_label=site)}" for h in shown]
+    done = add_lines(out, lines, what, "raise budget")
     if done and (len(hits) > cap or more):
         extra = f"{len(hits) - cap} more {what}" if len(hits) > cap else f"more {what}"
         out.leave_out(extra, hint)
@@ -106,9 +148,14 @@ def _ref_text(ref: Mapping[str, object]) -> str:
     return f"{receiver}{ref['name']} at {where} ({ref['reason']})"
 
 
-def render_impact(out: Answer, result: ImpactResult) -> None:
-    """Dependents grouped by file, nearest first."""
-    groups = result.by_file()
+def render_impact(
+    out: Answer, result: ImpactResult, hits: Sequence[ImpactHit] | None = None
+) -> None:
+    """Dependents grouped by file, nearest first (``hits``: those of ``result`` to list,
+    when not all)."""
+    groups: dict[str, list[ImpactHit]] = {}
+    for hit in result.hits if hits is None else hits:
+        groups.setdefault(hit.symbol.file, []).append(hit)
     for index, (path, hits) in enumerate(groups.items()):
         lines = [f"{path}"]
         for hit in hits:

@@ -20,7 +20,7 @@ from repolens.query.symbols import (
     SYMBOL_COLUMNS,
     SYMBOL_FROM,
     SymbolRef,
-    is_test_path,
+    is_test_code,
     row_to_ref,
 )
 
@@ -94,4 +94,4 @@ def _changed_in(
 
 
 def _is_test(sym: SymbolRef) -> bool:
-    return sym.kind != FILE_KIND and (is_test_path(sym.file) or sym.name.startswith("test"))
+    return sym.kind != FILE_KIND and is_test_code(sym)

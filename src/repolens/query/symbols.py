@@ -92,6 +92,11 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
+def is_test_code(sym: SymbolRef) -> bool:
+    """Whether a symbol is test code: in a test file, or a test by kind or by name."""
+    return is_test_path(sym.file) or sym.kind == "test" or sym.name.startswith("test")
+
+
 def full_name_of(kind: str, qualified_name: str, path: str, module: str, language: str = "") -> str:
     if kind == FILE_KIND:
         return module or path
