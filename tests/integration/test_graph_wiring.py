@@ -41,6 +41,8 @@ MUST_HAVE = {
     ("read_items", "get_db", "depends"),
     ("read_items", "verify_key", "depends"),
     ("get_user", "get_db", "depends"),
+    ("read_me", "get_user", "depends"),  # user: UserDep, an Annotated alias
+    ("get_profile", "get_user", "depends"),
     # UI: state changes render again, handlers named in markup run on events
     ("Counter.bump", "Counter.render", "render"),
     ("List.add", "List", "render"),
@@ -48,6 +50,7 @@ MUST_HAVE = {
     ("List", "List.add", "handler"),
     ("Counter.render", "Counter.bump", "handler"),
     ("Todo", "Todo.archive", "handler"),  # Vue @click
+    ("Todo", "Todo.remove", "handler"),  # v-on:click.stop="remove(1)": the one call
     ("Inbox", "Inbox.archive", "handler"),  # Svelte on:click
     ("Inbox", "Inbox.save", "handler"),  # Svelte on:submit|preventDefault
 }
@@ -65,7 +68,7 @@ MUST_NOT_HAVE = {
     ("useToggle.flip", "useToggle"),  # a custom hook's setter: which component renders?
     ("List", "shout"),  # format={shout}: a prop, not an event
     ("Plain.touch", "Plain.build"),  # setState of a class that is no Flutter State
-    ("Todo", "Todo.remove"),  # v-on:click="remove(1)": an expression, no plain name
+    ("Todo", "Todo.reset"),  # @click="reset(); archive()": an expression
     ("Todo", "Todo.label"),  # :title="label": no event
     ("Inbox", "Inbox.title"),  # Svelte title={title}: no event
 }
@@ -125,6 +128,10 @@ def test_each_edge_names_its_channel_and_wiring_site(wiring: sqlite3.Connection)
     assert found[("CatsController.list", "MemStore.all")]["site"] == "nest/src/cats.module.ts:8"
     depends = found[("read_items", "verify_key")]
     assert (depends["via"], depends["site"]) == ("Depends", "pyapi/app/main.py:11")
+    alias = found[("read_me", "get_user")]
+    assert (alias["via"], alias["site"], alias["path"]) == (
+        "UserDep", "pyapi/app/deps.py:18", "pyapi/app/main.py"
+    )  # fmt: skip
     hook = found[("List.add", "List")]
     assert (hook["via"], hook["site"], hook["line"]) == ("setItems", "react/src/App.tsx:20", 22)
     assert found[("List", "List.add")]["via"] == "onClick"
@@ -152,6 +159,7 @@ def test_callees_say_which_bean_and_where_it_is_registered(wiring: sqlite3.Conne
         ("CatsController.time", "FixedClock.now"),
         ("HeroComponent.save", "BetterLogger.log"),
         ("read_items", "verify_key"),
+        ("read_me", "get_db"),  # the alias's dependency, then its own Depends
         ("Counter.bump", "Counter.render"),
         ("List.add", "Row"),  # setItems(...) renders List, which renders <Row/>
         ("_CounterState.bump", "_CounterState.build"),
@@ -189,7 +197,7 @@ def test_incremental_equals_full_after_editing_wiring_sites(
     )
     _edit(root, "nest/src/cats.module.ts", "useClass: MemStore", "useClass: DiskStore")
     _edit(root, "pyapi/app/main.py", ", dependencies=[Depends(verify_key)]", "")
-    _edit(root, "vue/Todo.vue", '@click="archive"', '@click="remove"')
+    _edit(root, "vue/Todo.vue", '<button @click="archive">', '<button @click="label">')
     _edit(root, "react/src/App.tsx", "<ul onClick={add}>", "<ul>")
     incremental = index_tree(root)
     fresh = tmp_path / "fresh"
@@ -207,7 +215,8 @@ def test_incremental_equals_full_after_editing_wiring_sites(
         assert ("CatsController.list", "MemStore.all") not in edges
         assert ("read_items", "verify_key") not in edges
         assert ("read_items", "get_user") in edges
-        assert ("Todo", "Todo.remove") in edges
+        assert ("Todo", "Todo.label") in edges
+        assert ("Todo", "Todo.archive") not in edges
         assert ("List", "List.add") not in edges
     finally:
         incremental.close()

@@ -16,15 +16,17 @@ once per module stays at module level (Vue's plain ``<script>``, Svelte's
 name. In the markup, a component used as a tag (``<OrderRow :order="o"/>``; in Vue also
 ``<order-row>``) is an instantiation of that name by the component, like ``new
 OrderRow()``: it resolves to what the script imports under that name. An event handler
-named alone as an event attribute's value (Vue ``@click="archive"``/``v-on:click``,
-Svelte ``on:click={archive}``) is a reference from the component, which synthesis turns
+named as an event attribute's value (Vue ``@click="archive"``/``v-on:click``, Svelte
+``on:click={archive}``, or the one function it calls: ``@click="remove(item)"``) is a
+reference from the component, which synthesis turns
 into the call the framework makes (``resolve.synthesis.handlers``). Other names used in
-markup expressions (``@click="remove(item)"`` included) make no reference.
+markup expressions make no reference.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 
 from tree_sitter import Node
@@ -41,11 +43,12 @@ QUERY = """
 (style_element (raw_text) @import)
 """
 # An event attribute (`@click`, `v-on:click.stop`, `on:click|once`) whose value may name
-# its handler; the value is a reference only where it is one plain name (``_handler``).
+# its handler; the value is a reference only where it names one function (``_handler``).
 _HANDLERS = """
 (attribute (attribute_name) @_event (#match? @_event "^(@|v-on:|on:)")
   [(attribute_value) @ref (quoted_attribute_value (attribute_value) @ref)])
 """
+_HANDLER = re.compile(r"(?:\(\s*\)\s*=>\s*)?([A-Za-z_$][\w$]*)(?:\s*\([^()]*\))?")
 # A tag whose name matches one of these patterns names a component, not an HTML element.
 PASCAL_TAG = "^[A-Z]"
 KEBAB_TAG = "^[a-z][a-z0-9]*(-[a-z0-9]+)+$"  # Vue resolves `order-row` to OrderRow
@@ -103,10 +106,11 @@ def imports(node: Node, src: bytes, path: str) -> list[ImportSpec]:
 
 
 def _handler(text: str) -> str:
-    """The handler an event attribute names: ``archive`` (Vue), ``{archive}`` (Svelte);
-    "" for an expression (``remove(item)``, ``count++``, ``() => save()``)."""
-    name = text.strip().removeprefix("{").removesuffix("}").strip()
-    return name if name.isidentifier() else ""
+    """The handler an event attribute names: ``archive`` (Vue), ``{archive}`` (Svelte),
+    or the one function a handler calls (``remove(item)``, ``{() => remove(item)}``);
+    "" for any other expression (``count++``, ``a(); b()``, ``show = !show``)."""
+    match = _HANDLER.fullmatch(text.strip().removeprefix("{").removesuffix("}").strip())
+    return match.group(1) if match and not match.group(1).startswith("$") else ""  # $emit
 
 
 def _refine(sym: Symbol, ctx: DefContext) -> None:

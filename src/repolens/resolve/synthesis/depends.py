@@ -5,15 +5,25 @@ route's ``dependencies=[Depends(verify)]``: FastAPI calls the dependency before 
 function, for every request, and a dependency's own ``Depends`` parameters in turn (the
 same rule, one hop each). Parsing records ``get_db`` as a reference right after
 ``Depends(``, from the function (or, in a decorator, from the module, inside the
-function's lines), so the pair is exact. ``Depends``/``Security`` count only where the
-file imports them from FastAPI.
+function's lines), so the pair is exact. A dependency kept in a type alias
+(``SessionDep = Annotated[Session, Depends(get_db)]``, FastAPI's own idiom) is run for
+each function with a parameter annotated by it, as resolution records that annotation
+(a ``type_of`` edge to the alias). ``Depends``/``Security`` count only where the file
+imports them from FastAPI; ``Depends()`` with no argument names no function.
 """
 
 from __future__ import annotations
 
 from repolens.resolve.edges import EdgeRow
 from repolens.resolve.project import Project, Sym
-from repolens.resolve.synthesis.common import CALLABLE, Stored, edge, imports_name, site
+from repolens.resolve.synthesis.common import (
+    CALLABLE,
+    VARIABLES,
+    Stored,
+    edge,
+    imports_name,
+    site,
+)
 
 CONFIDENCE = 0.85  # the framework calls it; nothing in the code does
 MARKERS = ("Depends", "Security")
@@ -30,6 +40,7 @@ def edges(graph: Stored) -> list[EdgeRow]:
         MARKERS,
     ).fetchall()
     made: list[EdgeRow] = []
+    aliases: dict[int, list[tuple[Sym, str]]] = {}  # alias -> (dependency, declared at)
     for source, name, file_id, line, col in sites:
         if source is None or not imports_name(project, int(file_id), str(name), MODULES):
             continue
@@ -43,18 +54,46 @@ def edges(graph: Stored) -> list[EdgeRow]:
         user = _user(project, int(source), int(file_id), int(line))
         if dependency is None or dependency.kind not in DEPENDENCY_KINDS or user is None:
             continue
-        if user.id != dependency.id:
+        declared = site(project, int(file_id), int(line))
+        if user.kind in VARIABLES:
+            aliases.setdefault(user.id, []).append((dependency, declared))
+        elif user.id != dependency.id:
             made.append(
                 edge(user.id, dependency.id, int(file_id), int(line), int(col), CONFIDENCE,
-                     channel="depends", via=str(name), site=site(project, int(file_id), int(line)))
+                     channel="depends", via=str(name), site=declared)
             )  # fmt: skip
+    return made + _annotated(graph, aliases)
+
+
+def _annotated(graph: Stored, aliases: dict[int, list[tuple[Sym, str]]]) -> list[EdgeRow]:
+    """Functions with a parameter annotated by an alias -> the alias's dependencies."""
+    project = graph.project
+    ids = sorted(aliases)
+    made: list[EdgeRow] = []
+    for part in [ids[i : i + 500] for i in range(0, len(ids), 500)]:
+        rows = graph.conn.execute(
+            "SELECT source_id, target_id, file_id, line, col FROM edges WHERE kind = 'type_of'"
+            f" AND target_id IN ({','.join('?' * len(part))}) ORDER BY file_id, line, col",
+            part,
+        )
+        for source, alias, file_id, line, col in rows:
+            user = project.syms.get(int(source))
+            if user is None or user.kind not in CALLABLE:
+                continue
+            for dependency, declared in aliases[int(alias)]:
+                if dependency.id != user.id:
+                    made.append(
+                        edge(user.id, dependency.id, int(file_id), int(line), int(col),
+                             CONFIDENCE, channel="depends", via=project.syms[int(alias)].name,
+                             site=declared)
+                    )  # fmt: skip
     return made
 
 
 def _user(project: Project, source: int, file_id: int, line: int) -> Sym | None:
     """The function a ``Depends`` belongs to: the one it is written in, or, for a
     decorator's ``dependencies=[...]`` (recorded from the module), the function whose
-    lines (decorators included) hold it."""
+    lines (decorators included) hold it; or the module-level alias it is assigned to."""
     sym = project.syms.get(source)
     if sym is not None and sym.kind in CALLABLE:
         return sym
@@ -63,6 +102,8 @@ def _user(project: Project, source: int, file_id: int, line: int) -> Sym | None:
     holding = [
         s
         for s in project.file_syms.get(file_id, ())
-        if s.kind in CALLABLE and s.parent_id == sym.id and s.start_line <= line <= s.end_line
+        if (s.kind in CALLABLE or s.kind in VARIABLES)
+        and s.parent_id == sym.id
+        and s.start_line <= line <= s.end_line
     ]
     return holding[0] if len(holding) == 1 else None
