@@ -113,6 +113,16 @@ def test_an_injected_call_replaces_the_guess_over_every_implementation(
     assert show == {"JpaOwnerService.find", "InMemoryPets.name"}
 
 
+def test_an_overloaded_call_reaches_the_overload_of_its_arity(wiring: sqlite3.Connection) -> None:
+    rows = wiring.execute(
+        "SELECT t.start_line FROM edges e JOIN symbols s ON s.id = e.source_id"
+        " JOIN symbols t ON t.id = e.target_id WHERE e.provenance = 'synthesized'"
+        " AND s.qualified_name = ? AND t.qualified_name = ?",
+        ("OwnerController.deep", "JpaOwnerService.find"),
+    ).fetchall()
+    assert [tuple(row) for row in rows] == [(14,)]  # @Override find(int id, boolean deep)
+
+
 def test_each_edge_names_its_channel_and_wiring_site(wiring: sqlite3.Connection) -> None:
     found = _synthesized(wiring)
     primary = found[("OwnerController.show", "JpaOwnerService.find")]
@@ -155,7 +165,7 @@ def test_callees_say_which_bean_and_where_it_is_registered(wiring: sqlite3.Conne
 @pytest.mark.parametrize(
     ("src", "dst"),
     [
-        ("OwnerController.quick", "CachedOwnerService.find"),
+        ("OwnerController.show", "InMemoryPets.name"),  # a @Bean method's class
         ("CatsController.time", "FixedClock.now"),
         ("HeroComponent.save", "BetterLogger.log"),
         ("read_items", "verify_key"),

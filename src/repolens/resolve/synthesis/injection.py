@@ -28,6 +28,7 @@ from repolens.resolve.synthesis.common import (
     decorator_names,
     edge,
     in_chunks,
+    line_texts,
     method_of,
     owner_class,
     place,
@@ -64,13 +65,32 @@ def edges(graph: Stored) -> list[EdgeRow]:
     if not beans:
         return []
     bases = supertypes(conn)
+    overriders: defaultdict[int, set[int]] = defaultdict(set)  # base method -> overrides
+    for method_id, base in graph.overrides:
+        overriders[base].add(method_id)
     by_type: defaultdict[int, list[Bean]] = defaultdict(list)
     for bean in beans:
         for type_id in ancestors(bases, bean.cls):
             by_type[type_id].append(bean)
+    calls = _calls(graph, by_type)
+    overloaded = {  # calls of a name the interface overloads: resolution may pick wrong
+        (file_id, line)
+        for _, target, file_id, line, _, _ in calls
+        if len(project.members.get(project.syms[target].parent_id or -1, {}).get(
+            project.syms[target].name, [])) > 1
+    }  # fmt: skip
+    wanted: dict[int, set[int]] = {}
+    for file_id, line in overloaded:
+        wanted.setdefault(file_id, set()).add(line)
+    texts = line_texts(conn, wanted)
     made: list[EdgeRow] = []
-    for source, target, file_id, line, col, receiver in _calls(graph, by_type):
+    for source, target, file_id, line, col, receiver in calls:
         method = project.syms[target]
+        arity = None
+        if (file_id, line) in overloaded:
+            arity = _arity(texts.get((file_id, line), "").encode()[col:].decode("utf-8", "replace"))
+            if arity is None:
+                continue
         caller = owner_class(project, source)
         field = _field(project, caller, receiver) if caller is not None else None
         if caller is None or field is None or not _injected(project, caller, field):
@@ -78,7 +98,7 @@ def edges(graph: Stored) -> list[EdgeRow]:
         chosen = _choose(by_type[method.parent_id or -1], _qualifier(project, caller, field))
         confidence = CONFIDENCE if len(chosen) == 1 else SEVERAL_CONFIDENCE
         for bean in chosen[: MAX_FAN_OUT if len(chosen) <= MAX_FAN_OUT else 0]:
-            impl = method_of(project, bases, bean.cls, method.name)
+            impl = _implementation(project, bases, overriders, bean.cls, method, arity)
             if impl is not None and impl != source:
                 made.append(
                     edge(source, impl, file_id, line, col, confidence, channel="injection",
@@ -207,3 +227,60 @@ def _choose(beans: list[Bean], qualifier: str | None) -> list[Bean]:
         return [bean for bean in distinct if qualifier in bean.names]
     primary = [bean for bean in distinct if bean.primary]
     return primary if len(primary) == 1 else distinct
+
+
+def _implementation(
+    project: Project,
+    bases: dict[int, set[int]],
+    overriders: dict[int, set[int]],
+    cls: int,
+    method: Sym,
+    arity: int | None,
+) -> int | None:
+    """The method a bean of class ``cls`` runs for a call of ``method``: the one of its
+    class or a base class that overrides it, else the one method of that name. For an
+    overloaded name, the one overload taking the call's ``arity`` arguments."""
+    owners = ancestors(bases, cls)
+    if arity is not None:
+        fits = [
+            sym.id
+            for owner in owners
+            if (cls_sym := project.syms.get(owner)) is not None and cls_sym.kind == "class"
+            for sym in project.members.get(owner, {}).get(method.name, [])
+            if sym.kind == "method" and _arity(sym.signature.split(method.name, 1)[-1]) == arity
+        ]
+        return fits[0] if len(fits) == 1 else None
+    seen, todo, found = set(), [method.id], set()
+    while todo:
+        current = todo.pop()
+        for override in overriders.get(current, ()):
+            if override not in seen:
+                seen.add(override)
+                todo.append(override)
+                sym = project.syms.get(override)
+                if sym is not None and sym.parent_id in owners:
+                    found.add(override)
+    if len(found) == 1:
+        return found.pop()
+    return method_of(project, bases, cls, method.name) if not found else None
+
+
+def _arity(text: str) -> int | None:
+    """How many arguments a call or parameter list starting at its name (``find(a,
+    b)``, ``(int id)``) has; None where the text does not say."""
+    head, paren, rest = text.partition("(")
+    if not paren or (not head.replace("_", "a").isalnum() and head.strip()):
+        return None
+    depth, count, started = 0, 0, False
+    for char in rest:
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>":
+            if depth == 0:
+                return count + 1 if started else 0
+            depth -= 1
+        elif char == "," and depth == 0:
+            count += 1
+        elif not char.isspace():
+            started = True
+    return None
