@@ -265,6 +265,10 @@ SPECS: tuple[SettingSpec, ...] = (
                 "Explicit project id (default: a short hash of the root path)."),
     SettingSpec("branch_aware", False, _bool, "true or false",
                 "Keep one index per git branch (id suffixed with the branch)."),
+    SettingSpec("shared_store", True, _bool, "true or false",
+                "Share parsed files and vectors with the other worktrees and branches of"
+                " this git repository (a store in the user's state dir), so that what is"
+                " identical is parsed and embedded once."),
     SettingSpec("data_dir", None, lambda v: Path(_text(v)).expanduser() if v else None,
                 "a directory path", "Where indexes live (default: <root>/.repolens)."),
     SettingSpec("max_file_size", 1_000_000, _positive_int, "a positive number of bytes",

@@ -68,6 +68,14 @@ def current_branch(root: Path) -> str | None:
     return name or None
 
 
+def git_common_dir(root: Path) -> Path | None:
+    """The git directory that every worktree of ``root``'s repository shares (its branches,
+    objects and worktree list), resolved: the same path from the main checkout and from
+    each linked worktree, so it names the repository. ``None`` outside a repository."""
+    found = _git(["rev-parse", "--git-common-dir"], root)
+    return (root / found).resolve() if found else None  # relative in the main checkout
+
+
 def sanitize_branch(branch: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", branch).strip("-") or "branch"
 

@@ -67,10 +67,17 @@ def _extra_extensions(text: str, as_json: bool) -> dict[str, str]:
 
 
 def _summary(report: IndexReport) -> str:
+    reused = f" ({report.reused} from the shared store)" if report.reused else ""
     return (
-        f"{report.parsed} updated, {report.unchanged} unchanged, {report.removed} removed,"
-        f" {report.failed} failed; {report.edges} reference edges resolved in {report.seconds:.2f}s"
+        f"{report.parsed + report.reused} updated{reused}, {report.unchanged} unchanged,"
+        f" {report.removed} removed, {report.failed} failed; {report.edges} reference edges"
+        f" resolved in {report.seconds:.2f}s"
     )
+
+
+def _reused(count: int) -> str:
+    """The files whose facts another worktree or branch had parsed, in words."""
+    return f"{count} taken from the worktrees' shared store, " if count else ""
 
 
 @click.command("index")
@@ -175,7 +182,8 @@ def _print_index(result: dict[str, Any]) -> None:
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(report["skipped"].items())) or "none"
     click.echo(
         f"Indexed {report['discovered']} files in {report['seconds']:.1f}s: "
-        f"{report['parsed']} parsed, {report['unchanged']} unchanged, "
+        f"{report['parsed']} parsed, {_reused(report.get('reused', 0))}"
+        f"{report['unchanged']} unchanged, "
         f"{report['removed']} removed; {report['edges']} reference edges resolved."
         f" Skipped: {skipped}."
     )
@@ -193,8 +201,8 @@ def _print_index(result: dict[str, Any]) -> None:
 
 def embed_summary(stats: dict[str, Any]) -> str:
     """What an embedding run did, in words: ``Embedded 4,798 windows of 2,310 chunks in
-    52s (92 windows/s, openvino-bf16); 37 windows came from the cache. Semantic search
-    covers every chunk.``"""
+    52s (92 windows/s, openvino-bf16); 37 windows came from the cache (30 from the
+    repository's shared store). Semantic search covers every chunk.``"""
     from repolens.cli.progress import duration
 
     seconds, computed = float(stats.get("seconds", 0.0)), int(stats.get("embedded", 0))
@@ -206,6 +214,9 @@ def embed_summary(stats: dict[str, Any]) -> str:
     hits = int(stats.get("cache_hits", 0))
     if hits:
         text += f"; {hits:,} windows came from the cache"
+    shared = int(stats.get("shared_hits", 0))
+    if shared:
+        text += f" ({shared:,} from the repository's shared store)"
     remaining = int(stats.get("remaining", 0))
     if stats.get("cancelled") or remaining:
         return f"{text}. Stopped with {remaining:,} chunks left: run `repolens index` to finish."

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 
 import click
 
 from repolens.cli.common import console, emit, json_option
 from repolens.registry import KnownIndex, index_bytes, is_gone, known, prune
+from repolens.store.shared import PrunedStore, prune_stores
 
 
 def _row(entry: KnownIndex) -> dict[str, object]:
@@ -48,17 +50,35 @@ def projects_command(as_json: bool) -> None:
 @json_option
 def prune_command(dry_run: bool, as_json: bool) -> None:
     """Forget the indexes whose project folder (or index) no longer exists, deleting their
-    data dir when it was kept outside the project."""
+    data dir when it was kept outside the project; then drop from each repository's
+    shared store what none of its worktrees' indexes uses any more (the whole store
+    when none is left)."""
     gone = prune(dry_run=dry_run)
+    stores = prune_stores(dry_run=dry_run)
 
     def render() -> None:
         verb = "would remove" if dry_run else "removed"
         for entry in gone:
             console().print(f"{verb} {entry.root} ({entry.data_dir})", markup=False)
-        if not gone:
+        for store in stores:
+            console().print(_store_line(store, verb), markup=False)
+        if not gone and not stores:
             console().print("nothing to prune")
 
-    emit({"pruned": [e.root for e in gone], "dry_run": dry_run}, as_json, render)
+    emit({"pruned": [e.root for e in gone], "stores": [asdict(s) for s in stores],
+          "dry_run": dry_run}, as_json, render)  # fmt: skip
+
+
+def _store_line(store: PrunedStore, verb: str) -> str:
+    name = store.repository or store.store
+    if store.note:
+        return f"shared store of {name}: {store.note}"
+    if store.removed:
+        return f"{verb} the shared store of {name} (no index of it is left)"
+    return (
+        f"shared store of {name}: {verb} {store.facts} parsed files and {store.vectors}"
+        " vectors no worktree uses"
+    )
 
 
 COMMANDS = [projects_command, prune_command]

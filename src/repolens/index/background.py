@@ -29,6 +29,7 @@ from repolens.index.watcher import (
 )
 from repolens.project import Project
 from repolens.store.db import StoreError, connect
+from repolens.store.shared import SharedStore
 
 STANDBY_SECONDS = 2.0
 
@@ -94,12 +95,15 @@ def make_embedder(
     def embed(should_stop: StopCheck) -> Any:
         only = None if publish or reembed else overlay_scope(project)
         conn = connect(project.db_path)
+        shared = SharedStore.open(project)
         try:
             stats = embed_pending(conn, project.data_dir, provider, progress=progress,
                                   should_stop=should_stop, reset=reembed,
-                                  only_paths=only)  # fmt: skip
+                                  only_paths=only, shared=shared)  # fmt: skip
         finally:
             conn.close()
+            if shared is not None:
+                shared.close()
         return asdict(stats) if hasattr(stats, "__dataclass_fields__") else stats
 
     return embed, ""

@@ -31,11 +31,13 @@ from repolens.store.embeddings import (
     bump_generation,
     cached_hashes,
     embedded_share,
+    encode_vectors,
     generation,
     profile_status,
     set_effective_profile,
     store_vectors,
 )
+from repolens.store.shared import SharedStore
 from repolens.store.vectors import (
     matrix_is_current,
     remove_matrices,
@@ -94,11 +96,14 @@ class ProfilePendingError(EmbeddingError):
 @dataclass(slots=True)
 class EmbedStats:
     """What one run did. ``embedded`` counts texts sent to the provider; ``cache_hits``
-    windows whose vector was already stored under the same text and model."""
+    windows whose vector was already stored under the same text and model, in this
+    index or (``shared_hits``, a part of them) in the store its repository's worktrees
+    and branches share."""
 
     chunks: int = 0
     windows: int = 0
     cache_hits: int = 0
+    shared_hits: int = 0
     embedded: int = 0
     provider_calls: int = 0
     batches: int = 0
@@ -128,9 +133,13 @@ def embed_pending(
     batch_size: int = 64,
     reset: bool = False,
     only_paths: frozenset[str] | None = None,
+    shared: SharedStore | None = None,
 ) -> EmbedStats:
     """Embed every chunk that has no vectors under the provider's profile (``only_paths``:
-    only those of these files; a team index holds the vectors of the others).
+    only those of these files; a team index holds the vectors of the others). Vectors
+    this index lacks are looked for in ``shared``, the store of its repository's other
+    worktrees and branches, before the provider is asked, and those it computes are put
+    there.
 
     ``reset=True`` switches the index to the provider's profile (dropping the windows of
     the old one; cached vectors stay for a switch back). Without it a different profile
@@ -157,7 +166,7 @@ def embed_pending(
             batch = _chunk_rows(conn, order[start : start + size], every=switch)
             if not batch:
                 continue
-            _embed_batch(conn, provider, batch, size, stats, switch=switch)
+            _embed_batch(conn, provider, batch, size, stats, switch=switch, shared=shared)
             if switch:
                 remove_matrices(data_dir)
                 switch = False
@@ -252,9 +261,11 @@ def _embed_batch(
     stats: EmbedStats,
     *,
     switch: bool = False,
+    shared: SharedStore | None = None,
 ) -> None:
-    """Window, embed what the cache lacks, and record one batch of chunks atomically;
-    with ``switch``, the profile change too (old windows dropped, the new profile set)."""
+    """Window, embed what the caches lack, and record one batch of chunks atomically;
+    with ``switch``, the profile change too (old windows dropped, the new profile set).
+    The vectors computed are offered to ``shared`` once committed here."""
     key = provider.profile.key()
     windows = [
         _Window(chunk_id, ordinal, window, text_hash(window))
@@ -263,26 +274,31 @@ def _embed_batch(
     ]
     cached = cached_hashes(conn, (w.hash for w in windows), key)
     missing = {w.hash: w.text for w in windows if w.hash not in cached}
+    borrowed = shared.vectors(missing, key) if shared is not None and missing else {}
+    missing = {digest: text for digest, text in missing.items() if digest not in borrowed}
     hashes, texts = list(missing), list(missing.values())
     parts = []
     for start in range(0, len(texts), batch_size):
         parts.append(provider.embed_documents(texts[start : start + batch_size]))
         stats.provider_calls += 1
+    computed = encode_vectors(np.concatenate(parts)) if parts else []
     with transaction(conn):
         if switch:
             conn.execute("DELETE FROM chunk_windows")
             set_effective_profile(conn, provider.profile)
-        if parts:
-            store_vectors(conn, key, hashes, np.concatenate(parts))
+        store_vectors(conn, key, [*hashes, *borrowed], [*computed, *borrowed.values()])
         conn.executemany(
             "INSERT OR REPLACE INTO chunk_windows(chunk_id, ordinal, text_hash)"
             " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
             [(w.chunk_id, w.ordinal, w.hash, w.chunk_id) for w in windows],
         )
         bump_generation(conn)
+    if shared is not None:
+        shared.put_vectors(key, zip(hashes, computed, strict=True))
     stats.chunks += len(batch)
     stats.windows += len(windows)
     stats.cache_hits += len(windows) - sum(1 for w in windows if w.hash in missing)
+    stats.shared_hits += sum(1 for w in windows if w.hash in borrowed)
     stats.embedded += len(texts)
     stats.batches += 1
 

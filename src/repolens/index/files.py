@@ -35,8 +35,9 @@ from repolens.parse.languages import PARSED_LANGUAGES
 from repolens.parse.model import ParsedFile
 from repolens.parse.registry import load_grammars
 from repolens.readfile import decode, read_regular, wide_encoding
-from repolens.store.chunks import tokenized
+from repolens.store.chunks import TokenizedChunk, tokenized
 from repolens.store.graph import FileRecord, GraphRows, graph_rows
+from repolens.store.shared import cached_facts, encode_facts, facts_profile
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -63,6 +64,7 @@ class FileTask:
     mtime_ns: int
     known_hash: str = ""  # the stored hash, so unchanged content is not parsed again
     chunk_lines: int = MAX_LINES  # the chunk_max_lines setting
+    shared_store: str = ""  # the repository's shared store, where another worktree's facts are
 
 
 @dataclass(slots=True)
@@ -73,6 +75,8 @@ class FileResult:
     graph: GraphRows | None = None  # None: no grammar for the language
     chunks: list[Chunk] = field(default_factory=list)
     error: str = ""
+    reused: bool = False  # the facts came from the shared store: nothing was parsed
+    facts: bytes = b""  # parsed here: the facts encoded for the shared store
 
 
 PR_SET_PDEATHSIG = 1
@@ -145,6 +149,14 @@ def _read(task: FileTask) -> bytes:
     return read_regular(task.abs_path, MAX_READ_BYTES, _real_root(root))
 
 
+def _shared(
+    task: FileTask, digest: str
+) -> tuple[FileRecord, GraphRows | None, list[TokenizedChunk]] | None:
+    """The facts another worktree or branch stored for this path and content."""
+    key = (task.path, digest, task.language, facts_profile(task.chunk_lines))
+    return cached_facts(task.shared_store, key, task.mtime_ns)
+
+
 def _process(task: FileTask, parse: bool = True) -> FileResult:
     try:
         data = _read(task)
@@ -155,6 +167,9 @@ def _process(task: FileTask, parse: bool = True) -> FileResult:
     digest = content_hash(data)
     if digest == task.known_hash:
         return FileResult(task, "unchanged")
+    if task.shared_store and (found := _shared(task, digest)):
+        record, graph, chunks = found
+        return FileResult(task, "parsed", record, graph, list(chunks), reused=True)
     text, note = decode(data)
     source = text.encode("utf-8") if wide_encoding(data) else data  # the parsers read UTF-8
     parsed: ParsedFile | None = None
@@ -179,8 +194,12 @@ def _process(task: FileTask, parse: bool = True) -> FileResult:
     )
     # tokenised here, in the worker: the single writer then only inserts
     cut = chunk_file(text, task.language, parsed, task.chunk_lines)
-    chunks: list[Chunk] = [tokenized(chunk) for chunk in cut]
-    return FileResult(task, "parsed", record, graph_rows(parsed) if parsed else None, chunks)
+    tokens = [tokenized(chunk) for chunk in cut]
+    graph = graph_rows(parsed) if parsed else None
+    result = FileResult(task, "parsed", record, graph, list(tokens))
+    if task.shared_store and parse:  # not a file stored unparsed after a crash: try it again
+        result.facts = encode_facts(record, graph, tokens)
+    return result
 
 
 def process_all(tasks: list[FileTask], workers: int) -> Generator[FileResult, None, None]:

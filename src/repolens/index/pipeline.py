@@ -23,7 +23,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import closing, nullcontext
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 from repolens import collector, registry
@@ -61,6 +61,7 @@ from repolens.store.db import (
     set_meta,
     transaction,
 )
+from repolens.store.shared import SharedStore, facts_profile
 
 BATCH_SIZE = 200
 BATCH_BYTES = 1 << 20
@@ -83,7 +84,8 @@ class IndexCancelled(Exception):
 @dataclass(slots=True)
 class IndexReport:
     discovered: int = 0
-    parsed: int = 0
+    parsed: int = 0  # read and parsed here
+    reused: int = 0  # read, and their facts taken from the repository's shared store
     unchanged: int = 0  # size and mtime matched (not read), or content hash matched
     rehashed: int = 0  # of those, read and hashed because the mtime moved (not parsed)
     removed: int = 0
@@ -120,13 +122,25 @@ def _stored_file(conn: sqlite3.Connection, path: str) -> Stored | None:
     return (row[0], row[1], row[2], row[3]) if row else None
 
 
-def _task(project: Project, found: DiscoveredFile, known: Stored | None) -> FileTask | None:
+def _task(
+    project: Project, found: DiscoveredFile, known: Stored | None, store: SharedStore | None
+) -> FileTask | None:
     """The work for one file, or ``None`` when size and mtime say it is unchanged."""
     if known and known[1] == found.size and known[2] == found.mtime_ns:
         return None
     return FileTask(found.path, str(found.abs_path), found.language, found.size,
                     found.mtime_ns, known[3] if known else "",
-                    project.settings.chunk_max_lines)  # fmt: skip
+                    project.settings.chunk_max_lines, str(store.path) if store else "")  # fmt: skip
+
+
+@contextmanager
+def _shared_store(project: Project) -> Iterator[SharedStore | None]:
+    store = SharedStore.open(project)
+    try:
+        yield store
+    finally:
+        if store is not None:
+            store.close()
 
 
 def worker_count(project: Project) -> int:
@@ -164,12 +178,17 @@ class _Batch:
     facts: dict[int, FileFacts] = field(default_factory=dict)  # theirs, before
     before: set[int] = field(default_factory=set)  # their symbols, before
     fts_rows: list[chunk_store.FtsRow] = field(default_factory=list)
+    shared: list[tuple[str, str, str, str, bytes]] = field(default_factory=list)  # new facts
     files: int = 0
     bytes: int = 0
 
 
 def _store_batch(
-    conn: sqlite3.Connection, results: Iterator[FileResult], size: int, report: IndexReport
+    conn: sqlite3.Connection,
+    results: Iterator[FileResult],
+    size: int,
+    report: IndexReport,
+    store: SharedStore | None,
 ) -> int:
     """Write the next ``size`` results (fewer at the end or past ``BATCH_BYTES``; returns
     how many) in one transaction, and remember what needs resolution: new files (which
@@ -179,7 +198,10 @@ def _store_batch(
     Each result is written as it arrives: the parse workers, which may run only a few
     results ahead, keep working meanwhile, and when they are done only the last few files
     are left to write (with 200 taken at once, a tenth of pip's index was this process
-    writing alone)."""
+    writing alone).
+
+    Facts parsed here are offered to the repository's shared store once the batch is
+    committed (the store is a cache: its write is best effort)."""
     now = time.time()
     with transaction(conn):
         batch = _Batch(_pending(conn))
@@ -194,6 +216,8 @@ def _store_batch(
                 exact |= edit_affected(conn, batch.facts, batch.rewritten)
             _save_pending(conn, batch.pending)
             _save_pending(conn, exact | _drop_edges_into(conn, batch.before), EXACT_KEY)
+    if store is not None:
+        store.put_facts(batch.shared)
     return batch.files
 
 
@@ -221,7 +245,13 @@ def _store_result(
             batch.before |= _symbols_of(conn, {known[0]})
         file_id = _write_file(conn, result, now, batch.fts_rows)
         (batch.rewritten if known is not None else batch.pending).add(file_id)
-        report.parsed += 1
+        if result.reused:
+            report.reused += 1
+        else:
+            report.parsed += 1
+        if result.facts:
+            batch.shared.append((task.path, result.record.content_hash, task.language,
+                                 facts_profile(task.chunk_lines), result.facts))  # fmt: skip
 
 
 def _write_file(
@@ -319,12 +349,13 @@ def _store_all(
     report: IndexReport,
     progress: ProgressCallback | None,
     stop: StopCheck,
+    store: SharedStore | None,
 ) -> None:
     """Process and store ``tasks`` batch by batch, checking for a stop after each."""
     workers = worker_count(project)
     done = 0
     with closing(process_all(tasks, workers)) as results:
-        while stored := _store_batch(conn, results, BATCH_SIZE, report):
+        while stored := _store_batch(conn, results, BATCH_SIZE, report, store):
             done += stored
             if progress:
                 progress("parse", done, len(tasks))
@@ -423,14 +454,14 @@ def _index(
     stored = _stored_files(conn)
     present = {found.path for found in discovery.files}
     report.removed = _remove(conn, [path for path in stored if path not in present])
-    tasks = [t for f in discovery.files if (t := _task(project, f, stored.get(f.path)))]
-    report.unchanged = len(discovery.files) - len(tasks)
     bulk = deferred_indexes(conn) if not stored else nullcontext()  # first: a bulk load
     # The cyclic garbage collector stays off (``repolens.collector``) from the first file
     # stored to the last answer written: it would walk the rows kept for the resolve
     # (``keep_written``) again and again, and once more between the two (0.01 s on pip).
-    with bulk, collector.paused():
-        _store_all(project, conn, tasks, report, progress, stop)
+    with _shared_store(project) as store, bulk, collector.paused():
+        tasks = [t for f in discovery.files if (t := _task(project, f, stored.get(f.path), store))]
+        report.unchanged = len(discovery.files) - len(tasks)
+        _store_all(project, conn, tasks, report, progress, stop, store)
         report.timings["parse"] = time.perf_counter() - started - report.timings["discover"]
         _resolve_pending(project, conn, report, progress)
     with transaction(conn):
@@ -460,10 +491,10 @@ def update_paths(
         restore_indexes(conn)
         files = expand_paths(project, conn, rel_paths, discovery_options(project))
         report.discovered = len(files)
-        tasks, gone = _plan(project, conn, files, report)
-        report.removed = _remove(conn, gone)
-        with collector.paused():  # as in ``_index``
-            _store_all(project, conn, tasks, report, progress, stop)
+        with _shared_store(project) as store, collector.paused():  # as in ``_index``
+            tasks, gone = _plan(project, conn, files, report, store)
+            report.removed = _remove(conn, gone)
+            _store_all(project, conn, tasks, report, progress, stop, store)
             report.timings["parse"] = time.perf_counter() - started
             _resolve_pending(project, conn, report, progress)
         with transaction(conn):
@@ -473,7 +504,11 @@ def update_paths(
 
 
 def _plan(
-    project: Project, conn: sqlite3.Connection, files: list[str], report: IndexReport
+    project: Project,
+    conn: sqlite3.Connection,
+    files: list[str],
+    report: IndexReport,
+    store: SharedStore | None,
 ) -> tuple[list[FileTask], list[str]]:
     """Split paths into work to do and files to remove, counting the rest."""
     options = discovery_options(project)
@@ -490,7 +525,7 @@ def _plan(
                 gone.append(rel)
             elif outcome != "vanished":
                 _count(report, outcome)
-        elif task := _task(project, outcome, known):
+        elif task := _task(project, outcome, known, store):
             tasks.append(task)
         else:
             report.unchanged += 1

@@ -191,7 +191,8 @@ def _update_text(handle: ProjectHandle) -> str:
     if not report:
         return f"Still running in the background ({handle.job_line()}); see `status`."
     counts = (
-        f"{report.get('parsed', 0)} files re-indexed, {report.get('removed', 0)} removed,"
+        f"{report.get('parsed', 0) + report.get('reused', 0)} files re-indexed,"
+        f" {report.get('removed', 0)} removed,"
         f" {report.get('unchanged', 0)} unchanged of {report.get('discovered', 0)}"
     )
     tail = " Embedding new code continues in the background." if handle.writer.running() else ""

@@ -91,15 +91,18 @@ def cached_hashes(conn: sqlite3.Connection, hashes: Iterable[str], model_key: st
     return found
 
 
+def encode_vectors(vectors: F32) -> list[bytes]:
+    """Each vector as the cache stores it (float16 bytes)."""
+    return [np.asarray(v, dtype=STORED_DTYPE).tobytes() for v in vectors]
+
+
 def store_vectors(
-    conn: sqlite3.Connection, model_key: str, hashes: Sequence[str], vectors: F32
+    conn: sqlite3.Connection, model_key: str, hashes: Sequence[str], blobs: Sequence[bytes]
 ) -> None:
+    """Cache ``blobs`` (from ``encode_vectors``) under their texts' ``hashes``."""
     conn.executemany(
         "INSERT OR IGNORE INTO embeddings(text_hash, model_key, vector) VALUES (?,?,?)",
-        [
-            (h, model_key, np.asarray(v, dtype=STORED_DTYPE).tobytes())
-            for h, v in zip(hashes, vectors, strict=True)
-        ],
+        [(h, model_key, blob) for h, blob in zip(hashes, blobs, strict=True)],
     )
 
 
