@@ -234,3 +234,14 @@ def test_prune_drops_what_no_worktree_uses_then_the_store_of_a_gone_repository(
     [gone] = repolens(tmp_path, env, "prune")["stores"]
     assert gone["removed"] and gone["facts"] == FILES
     assert not store.parent.exists()
+
+
+def test_a_new_branch_index_in_branch_aware_mode_takes_every_file_from_the_store(
+    repo: Path, env: dict[str, str]
+) -> None:
+    aware = {**env, "REPOLENS_BRANCH_AWARE": "true"}
+    repolens(repo, aware, "index", "--no-embed", ".")
+    git(repo, "checkout", "-q", "-b", "topic")
+    done = repolens(repo, aware, "index", "--no-embed", ".")
+    assert (done["index"]["parsed"], done["index"]["reused"]) == (0, FILES)
+    assert (repo / ".repolens" / "branches" / "topic" / "index.db").is_file()
