@@ -17,7 +17,7 @@ from repolens.parse.chunk import Chunk
 from repolens.store import vectors
 from repolens.store.chunks import insert_fts, text_hash, write_chunks
 from repolens.store.db import connect, transaction
-from repolens.store.embeddings import encode_vectors, store_vectors
+from repolens.store.embeddings import store_vectors
 from repolens.store.graph import FileRecord, upsert_file
 from repolens.store.vectors import matrix_path, open_matrix, write_matrix
 
@@ -44,8 +44,9 @@ def build_store(data: Path, files: int = 30, per_file: int = 7) -> None:
             for ordinal in range(1 + chunk_id % 2)
         ]
         found = rng.standard_normal((len(windows), DIMS)).astype(np.float32)
-        unit = found / np.linalg.norm(found, axis=1)[:, None]
-        store_vectors(conn, KEY, [h for _, _, h in windows], encode_vectors(unit))
+        store_vectors(
+            conn, KEY, [h for _, _, h in windows], found / np.linalg.norm(found, axis=1)[:, None]
+        )
         conn.executemany(
             "INSERT INTO chunk_windows(chunk_id, ordinal, text_hash) VALUES (?,?,?)", windows
         )

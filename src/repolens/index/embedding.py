@@ -35,7 +35,7 @@ from repolens.store.embeddings import (
     generation,
     profile_status,
     set_effective_profile,
-    store_vectors,
+    store_encoded,
 )
 from repolens.store.shared import SharedStore
 from repolens.store.vectors import (
@@ -286,7 +286,7 @@ def _embed_batch(
         if switch:
             conn.execute("DELETE FROM chunk_windows")
             set_effective_profile(conn, provider.profile)
-        store_vectors(conn, key, [*hashes, *borrowed], [*computed, *borrowed.values()])
+        store_encoded(conn, key, [*hashes, *borrowed], [*computed, *borrowed.values()])
         conn.executemany(
             "INSERT OR REPLACE INTO chunk_windows(chunk_id, ordinal, text_hash)"
             " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",

@@ -97,9 +97,16 @@ def encode_vectors(vectors: F32) -> list[bytes]:
 
 
 def store_vectors(
+    conn: sqlite3.Connection, model_key: str, hashes: Sequence[str], vectors: F32
+) -> None:
+    store_encoded(conn, model_key, hashes, encode_vectors(vectors))
+
+
+def store_encoded(
     conn: sqlite3.Connection, model_key: str, hashes: Sequence[str], blobs: Sequence[bytes]
 ) -> None:
-    """Cache ``blobs`` (from ``encode_vectors``) under their texts' ``hashes``."""
+    """Cache ``blobs`` (from ``encode_vectors``, or another index's cache) under their
+    texts' ``hashes``."""
     conn.executemany(
         "INSERT OR IGNORE INTO embeddings(text_hash, model_key, vector) VALUES (?,?,?)",
         [(h, model_key, blob) for h, blob in zip(hashes, blobs, strict=True)],
