@@ -30,6 +30,8 @@ from repolens.store.db import connect
 if TYPE_CHECKING:
     from repolens.embed.base import EmbeddingProvider
     from repolens.index.pipeline import IndexReport
+    from repolens.query.artifact_links import ArtifactLink
+    from repolens.query.artifacts import ArtifactHit, ArtifactInfo
     from repolens.query.context import ContextBundle
     from repolens.query.explore import Exploration
     from repolens.query.graph import EdgeHit, ImpactResult, SymbolRef
@@ -199,6 +201,43 @@ class Codebase:
             return build_context(conn, self.project.data_dir, question,
                                  read_lines=SourceCache(self.root, conn), budget=budget,
                                  provider=provider)  # fmt: skip
+
+    # -- context artifacts (each call refreshes them first: indexed on first use) ------------
+
+    def artifacts(self) -> list[ArtifactInfo]:
+        """The ``[[artifacts]]`` of ``.repolens.toml`` as indexed: files, symbols, chunks."""
+        from repolens.index.artifacts import fresh_artifacts
+        from repolens.index.providers import provider_or_reason
+        from repolens.query.artifacts import list_artifacts
+
+        with fresh_artifacts(self.project) as (conn, _refresh, _note):
+            provider, _why = provider_or_reason(self.project.settings)
+            return list_artifacts(conn, provider.profile.key() if provider else None)
+
+    def artifact_search(
+        self, query: str, *, artifact: str | None = None, limit: int = 10
+    ) -> list[ArtifactHit]:
+        """Hybrid search over the artifacts (of one, when ``artifact`` names it)."""
+        from repolens.index.artifacts import fresh_artifacts, spec_named
+        from repolens.index.providers import provider_or_reason
+        from repolens.query.artifacts import search_artifacts
+
+        if artifact:
+            spec_named(self.project, artifact)
+        with fresh_artifacts(self.project) as (conn, _refresh, _note):
+            provider, _why = provider_or_reason(self.project.settings)
+            return search_artifacts(conn, query, artifact=artifact, limit=limit,
+                                    provider=provider)  # fmt: skip
+
+    def artifact_links(self, name: str) -> list[ArtifactLink]:
+        """The code that the artifact symbols called ``name`` reach: a table's users, an
+        operation's handler, a service's implementations."""
+        from repolens.index.artifacts import fresh_artifacts
+        from repolens.query.artifact_links import links_of
+        from repolens.query.artifacts import symbols_named
+
+        with fresh_artifacts(self.project, provider=False) as (conn, _refresh, _note):
+            return [link for symbol in symbols_named(conn, name) for link in links_of(conn, symbol)]
 
 
 def open(path: str | Path | None = None) -> Codebase:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import repolens
 from conftest import open_indexed, run_repolens
 from repolens.embed.base import EmbeddingProvider
 from repolens.index.artifacts import ArtifactError, Refresh, fresh_artifacts
@@ -267,3 +268,12 @@ def test_cli_commands_as_a_user_runs_them(shop: Path) -> None:
     unknown = run_repolens(shop, "artifacts", "search", "x", "--artifact", "nope", "--json", **env)
     assert unknown.returncode == 1
     assert "no artifact named 'nope'" in json.loads(unknown.stdout)["error"]
+
+
+def test_python_api(shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REPOLENS_EMBED_PROVIDER", "none")
+    code = repolens.open(shop)
+    assert [info.name for info in code.artifacts()] == ["api", "db", "docs"]
+    assert code.artifact_search("place a new order", artifact="api")[0].file == ("api/openapi.yaml")
+    users = {(link.relation, link.symbol.name) for link in code.artifact_links("order_lines")}
+    assert users == {("used by", "add_line"), ("used by", "order_report")}
