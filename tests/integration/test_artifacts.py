@@ -151,6 +151,19 @@ def test_a_path_outside_the_root_is_refused_and_the_rest_is_indexed(
         assert {i.name: i.error != "" for i in list_artifacts(conn)}["bad"]
 
 
+def test_a_file_in_a_folder_artifact_linking_outside_is_not_read(
+    shop: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "leak.sql").write_text("CREATE TABLE leak (x INT);\n")
+    (shop / "api" / "leak.sql").symlink_to(tmp_path / "leak.sql")
+    project, result = refresh(shop)
+    api = result.reports[1]
+    assert api.notes == ["api/leak.sql: not read (leads outside the project root)"]
+    assert len(api.parsed) == 3
+    with reader(project) as conn:
+        assert symbols_named(conn, "leak") == []
+
+
 def test_unknown_artifact_and_none_configured_are_clear_errors(shop: Path, tmp_path: Path) -> None:
     project = open_project(shop)
     with (

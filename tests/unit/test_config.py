@@ -1,6 +1,7 @@
 """Settings: defaults, file, environment precedence, and loud validation errors."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,34 @@ def test_links_are_a_list_in_the_file_and_path_separated_in_the_environment(
     (tmp_path / ".repolens.toml").write_text("links = [1]\n")
     with pytest.raises(ConfigError, match="invalid links"):
         load_settings(tmp_path, {})
+
+
+def test_artifacts_are_tables_in_the_file_and_json_in_the_environment(tmp_path: Path) -> None:
+    write_config(
+        tmp_path,
+        '[[artifacts]]\nname = "db"\npath = "db/schema.sql"\ndescription = "Tables"\n'
+        '[[artifacts]]\nname = "docs"\npath = "docs"\n',
+    )
+    settings = load_settings(tmp_path, environ={})
+    assert [(a.name, a.path, a.description) for a in settings.artifacts] == [
+        ("db", "db/schema.sql", "Tables"),
+        ("docs", "docs", ""),
+    ]
+    env = {"REPOLENS_ARTIFACTS": '[{"name": "api", "path": "api.yaml"}]'}
+    assert [a.name for a in load_settings(tmp_path, environ=env).artifacts] == ["api"]
+
+
+@pytest.mark.parametrize(
+    ("tables", "expected"),
+    [
+        ('name = "a b"\npath = "x.sql"', "a name of letters, digits"),
+        ('name = "db"', "a path (text) for artifact 'db'"),
+        ('name = "db"\npath = "x.sql"\nkind = "sql"', "[[artifacts]] tables with name"),
+        ('name = "db"\npath = "x.sql"\n[[artifacts]]\nname = "db"\npath = "y.sql"',
+         "one artifact per name"),
+    ],
+)  # fmt: skip
+def test_bad_artifact_tables_say_what_is_wrong(tmp_path: Path, tables: str, expected: str) -> None:
+    write_config(tmp_path, f"[[artifacts]]\n{tables}\n")
+    with pytest.raises(ConfigError, match=rf"invalid artifacts = .*expected {re.escape(expected)}"):
+        load_settings(tmp_path, environ={})

@@ -14,14 +14,19 @@ import click
 
 from repolens.cli.common import console, emit, fail, json_option, load_project, project_option
 from repolens.config import ConfigError
-from repolens.index.artifacts import ArtifactError, Refresh, fresh_artifacts, spec_named
+from repolens.index.artifacts import (
+    ArtifactError,
+    Refresh,
+    fresh_artifacts,
+    remove_artifact,
+    spec_named,
+)
 from repolens.present.artifacts import render_hits, render_list, render_refresh
 from repolens.present.format import Answer
 from repolens.project import Project
 from repolens.query.artifact_links import ArtifactLink, hit_links
 from repolens.query.artifacts import list_artifacts, search_artifacts
-from repolens.store.artifacts import delete_artifact
-from repolens.store.db import StoreError, transaction
+from repolens.store.db import StoreError
 
 UNLIMITED = 1_000_000
 
@@ -165,19 +170,10 @@ def remove_command(name: str, project_path: Path | None, as_json: bool) -> None:
     """Delete an artifact's index (its files are not touched). While .repolens.toml
     still names it, the next artifact command indexes it again."""
     project = _project(project_path, as_json)
-    from repolens.store.db import connect
-
     try:
-        conn = connect(project.db_path)
-    except StoreError as exc:
+        remove_artifact(project, name)
+    except (ArtifactError, StoreError) as exc:
         fail(str(exc), as_json)
-    try:
-        with transaction(conn):
-            removed = delete_artifact(conn, name)
-    finally:
-        conn.close()
-    if not removed:
-        fail(f"no artifact named {name!r} is indexed", as_json)
     configured = any(spec.name == name for spec in project.settings.artifacts)
     data = {"removed": name, "still_configured": configured}
 

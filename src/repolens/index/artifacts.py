@@ -134,6 +134,22 @@ def _provider(
     return (wanted or None), ""
 
 
+def remove_artifact(project: Project, name: str) -> None:
+    """Forget one artifact's index (its files are not touched); ``ArtifactError`` when
+    nothing of that name is indexed. While ``.repolens.toml`` names it, the next refresh
+    indexes it again."""
+    if not project.db_path.exists():
+        raise ArtifactError(f"no artifact named {name!r} is indexed (no index yet)")
+    conn = connect(project.db_path)
+    try:
+        with transaction(conn):
+            removed = rows.delete_artifact(conn, name)
+    finally:
+        conn.close()
+    if not removed:
+        raise ArtifactError(f"no artifact named {name!r} is indexed")
+
+
 def spec_named(project: Project, name: str) -> ArtifactSpec:
     specs = project.settings.artifacts
     for spec in specs:

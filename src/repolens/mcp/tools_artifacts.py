@@ -11,7 +11,13 @@ from typing import Annotated
 
 from pydantic import Field, StrictBool
 
-from repolens.index.artifacts import ArtifactError, Refresh, fresh_artifacts, spec_named
+from repolens.index.artifacts import (
+    ArtifactError,
+    Refresh,
+    fresh_artifacts,
+    remove_artifact,
+    spec_named,
+)
 from repolens.mcp.runtime import ProjectHandle, ToolInputError
 from repolens.mcp.toolkit import SHORT, Budget, ProjectPath, ToolGroup, tool
 from repolens.mcp.tools_search import finish
@@ -19,8 +25,6 @@ from repolens.present.artifacts import render_hits, render_list, render_refresh
 from repolens.present.format import Answer
 from repolens.query.artifact_links import hit_links
 from repolens.query.artifacts import list_artifacts, search_artifacts
-from repolens.store.artifacts import delete_artifact
-from repolens.store.db import connect, transaction
 
 ArtifactName = Annotated[
     str | None, Field(max_length=64, description="Only this artifact (its name in .repolens.toml).")
@@ -117,12 +121,8 @@ class ArtifactTools(ToolGroup):
         handle = self.rt.handle(projectPath)
         if not confirm:
             raise ToolInputError("pass confirm=true to delete the artifact's index")
-        conn = connect(handle.project.db_path)
         try:
-            with transaction(conn):
-                removed = delete_artifact(conn, artifact)
-        finally:
-            conn.close()
-        if not removed:
-            raise ToolInputError(f"no artifact named {artifact!r} is indexed")
+            remove_artifact(handle.project, artifact)
+        except ArtifactError as exc:
+            raise ToolInputError(str(exc)) from None
         return f"Removed the index of artifact {artifact!r}."
