@@ -63,17 +63,17 @@ def linked_set(project: Project, extra: Sequence[Path] = ()) -> list[Member]:
     return [Member(p, name, main=p is project) for p, name in zip(projects, names, strict=True)]
 
 
-def stale_note(member: Member, conn: sqlite3.Connection) -> str:
+def stale_note(label: str, root: Path, conn: sqlite3.Connection) -> str:
     """``""`` when the index matches the files it holds, else what is behind: an
     interrupted run, or files changed or deleted since it was written (new files are not
     looked for: that needs a walk of the tree, and `status` does it)."""
     if needs_resume(conn):
-        return f"the index of {member.label} is incomplete (an interrupted run): `repolens update`"
+        return f"the index of {label} is incomplete (an interrupted run): `repolens update`"
     rows = conn.execute("SELECT path, size, mtime_ns FROM files LIMIT ?", (STALE_CHECK_FILES,))
     changed = 0
     for path, size, mtime_ns in rows:
         try:
-            stat = os.stat(member.project.root / path)
+            stat = os.stat(root / path)
         except OSError:
             changed += 1
             continue
@@ -82,6 +82,6 @@ def stale_note(member: Member, conn: sqlite3.Connection) -> str:
     if not changed:
         return ""
     return (
-        f"the index of {member.label} is stale: {changed} file(s) changed or deleted since it"
-        f" was written; `repolens update --project {member.project.root}` catches up"
+        f"the index of {label} is stale: {changed} file(s) changed or deleted since it"
+        f" was written; `repolens update {root}` catches up"
     )

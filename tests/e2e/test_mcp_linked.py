@@ -81,3 +81,24 @@ async def test_search_linked_ranks_across_the_app_and_the_library_it_indexed(app
         assert "[pyapp] app/views.py:" in text
         _, alone = await call(session, "search", query="lowercase a book title")
         assert "[pylib]" not in alone and "src/shelf/slug.py" not in alone
+
+
+async def test_graph_tools_cross_from_the_library_into_the_app(app: Path) -> None:
+    async for session in serve(app):
+        await all_indexed(session)
+        failed, text = await call(session, "callers", symbol="slugify", linked=True)
+        assert not failed, text
+        assert "# Callers of [pylib] shelf.slug.slugify (function) src/shelf/slug.py:6" in text
+        assert "- [pyapp] app.views.book_url calls at app/views.py:8" in text, text
+        assert "(through import shelf.slug)" in text and "[pylib] shelf.slug.Catalog.add" in text
+        _, alone = await call(session, "callers", symbol="slugify")
+        assert "not found" in alone.lower() or "no symbol" in alone.lower(), alone
+        _, text = await call(session, "impact", symbol="slugify", linked=True)
+        assert "in 2 projects" in text and "## [pyapp] app/views.py" in text, text
+        assert "render_page (function) line 22: depth 2" in text
+        _, text = await call(session, "trace", source="render_page", target="slugify",
+                             linked=True)  # fmt: skip
+        assert "2 hops" in text and "[pylib] shelf.slug.slugify" in text, text
+        _, text = await call(session, "callers", symbol="slugify", linked=True,
+                             projectPath=str(app))  # fmt: skip
+        assert "looked in pyapp" in text

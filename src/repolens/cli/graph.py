@@ -133,6 +133,19 @@ def symbol_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def linked_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--linked`` (the project and its linked projects as one graph) and ``--in``."""
+    func = click.option(
+        "--in", "in_project", default=None, metavar="PROJECT",
+        help="With --linked: the project (as answers name it) holding SYMBOL.",
+    )(func)  # fmt: skip
+    return click.option(
+        "--linked", is_flag=True,
+        help="Across the linked projects (`links` in .repolens.toml): edges cross from a"
+        " project into the packages of the others that it imports.",
+    )(func)  # fmt: skip
+
+
 def limit_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--limit",
@@ -191,6 +204,7 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
     @symbol_options
     @limit_option
     @no_tests_option
+    @linked_options
     @project_option
     @json_option
     def command(
@@ -199,9 +213,17 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
         kind: str | None,
         limit: int,
         no_tests: bool,
+        linked: bool,
+        in_project: str | None,
         project_path: Path | None,
         as_json: bool,
     ) -> None:
+        if linked:
+            from repolens.cli.linked import linked_edges_command
+
+            linked_edges_command(symbol, file, kind, in_project, limit, project_path, as_json,
+                                 callee=callee)  # fmt: skip
+            return
         with graph_index(project_path, as_json) as conn:
             ref = lookup_symbol(conn, symbol, file, kind, as_json)
             query = callees if callee else callers
@@ -309,6 +331,7 @@ callees_command = _edge_command(
     help="Most dependents to list.",
 )
 @no_tests_option
+@linked_options
 @project_option
 @json_option
 def impact_command(
@@ -318,10 +341,17 @@ def impact_command(
     depth: int,
     limit: int,
     no_tests: bool,
+    linked: bool,
+    in_project: str | None,
     project_path: Path | None,
     as_json: bool,
 ) -> None:
     """What may break if SYMBOL changes: dependents up to --depth hops, grouped by file."""
+    if linked:
+        from repolens.cli.linked import linked_impact
+
+        linked_impact(symbol, file, kind, in_project, depth, limit, project_path, as_json)
+        return
     with graph_index(project_path, as_json) as conn:
         ref = lookup_symbol(conn, symbol, file, kind, as_json)
         result = impact(conn, ref, depth=depth, limit=limit)
@@ -394,6 +424,7 @@ def impact_command(
     show_default=True,
     help="Longest chain of calls to look for.",
 )
+@linked_options
 @project_option
 @json_option
 def path_command(
@@ -402,11 +433,19 @@ def path_command(
     from_file: str | None,
     to_file: str | None,
     max_depth: int,
+    linked: bool,
+    in_project: str | None,
     project_path: Path | None,
     as_json: bool,
 ) -> None:
     """The shortest chain of calls from SOURCE to TARGET. A target reached only by
     dynamic dispatch (it overrides a base method) is reached through that base."""
+    if linked:
+        from repolens.cli.linked import linked_path
+
+        linked_path(source, target, from_file, to_file, in_project, max_depth, project_path,
+                    as_json)  # fmt: skip
+        return
     with graph_index(project_path, as_json) as conn:
         src = lookup_symbol(conn, source, from_file, None, as_json)
         dst = lookup_symbol(conn, target, to_file, None, as_json)

@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from repolens.cli.common import fail, load_project
+from repolens.cli.common import emit, fail, load_project
 from repolens.config import ConfigError
 from repolens.links import Member, linked_set, stale_note
 from repolens.project import ProjectError
+from repolens.query.crossrepo import Index
+from repolens.query.linkedgraph import LinkedGraph, LinkedHit, LinkedImpactHit
+from repolens.query.symbols import SymbolLookupError, SymbolRef
 from repolens.store.db import StoreError, connect
 
 if TYPE_CHECKING:
@@ -57,7 +60,7 @@ def open_linked(project_path: Path | None, as_json: bool) -> Iterator[OpenSet]:
                 continue
             stack.callback(conn.close)
             opened.members.append((member, conn))
-            note = stale_note(member, conn)
+            note = stale_note(member.label, member.project.root, conn)
             if note:
                 opened.notes.append(note)
         if len(members) == 1:
@@ -115,3 +118,172 @@ def linked_search_command(
         data["notes"] = opened.notes
     mode = "linked: " + ", ".join(m.label for m, _ in opened.members)
     show_results(data, shape, query, mode, results, opened.notes, limit=limit)
+
+
+@contextmanager
+def open_graph(project_path: Path | None, as_json: bool) -> Iterator[tuple[LinkedGraph, OpenSet]]:
+    """The linked set as one graph (cross-project edges computed now)."""
+    with open_linked(project_path, as_json) as opened:
+        indexes = [
+            Index(m.label, m.project.root, conn, m.project.db_path) for m, conn in opened.members
+        ]
+        yield LinkedGraph(indexes), opened
+
+
+def find_linked(
+    found: LinkedGraph, query: str, file: str | None, kind: str | None, where: str | None,
+    as_json: bool,
+) -> tuple[int, SymbolRef]:  # fmt: skip
+    """The symbol asked for, in the project ``where`` names or the first that has it."""
+    from repolens.cli.graph import fail_candidates, symbol_json, symbol_row
+
+    try:
+        return found.find(query, file=file, kind=kind, project=where)
+    except SymbolLookupError as exc:
+        fail_candidates(exc.message, [symbol_json(c) for c in exc.candidates],
+                        [symbol_row(c) for c in exc.candidates], as_json)  # fmt: skip
+
+
+def placed_json(project: str, ref: SymbolRef) -> dict[str, Any]:
+    from repolens.cli.graph import symbol_json
+
+    return {"project": project, **symbol_json(ref)}
+
+
+def _say_notes(notes: list[str]) -> None:
+    from repolens.cli.graph import say
+
+    for note in notes:
+        say(f"note: {note}", style="yellow")
+
+
+def linked_edges_command(
+    symbol: str, file: str | None, kind: str | None, where: str | None, limit: int,
+    project_path: Path | None, as_json: bool, *, callee: bool,
+) -> None:  # fmt: skip
+    """``callers --linked`` / ``callees --linked``: its own project's edges, then those
+    crossing into or out of the other projects."""
+    from repolens.cli.graph import print_more_than, say
+    from repolens.query.graph import possible_callers, unresolved_calls
+
+    name = "callees" if callee else "callers"
+    with open_graph(project_path, as_json) as (found, opened):
+        number, ref = find_linked(found, symbol, file, kind, where, as_json)
+        conn = found.indexes[number].conn
+        query = found.callees if callee else found.callers
+        hits = query(number, ref, limit=limit + 1)
+        unknown = unresolved_calls(conn, ref) if callee else possible_callers(conn, ref)
+    project = found.label(number)
+    data = {
+        "symbol": placed_json(project, ref),
+        "results": [_linked_hit_json(h, callee=callee) for h in hits[:limit]],
+        "truncated": len(hits) > limit,
+        "unresolved": unknown,
+        "notes": opened.notes,
+    }
+
+    def render() -> None:
+        say(f"{name} of {ref.full_name} ({ref.kind}) [{project}] {ref.location}", style="bold")
+        for h in hits[:limit]:
+            via = f"  (import {h.via})" if h.via else ""
+            at = h.hit.symbol.location if callee else f"{h.hit.file}:{h.hit.line}"
+            say(f"  [{h.project}] {at}  {h.hit.symbol.full_name}  {h.hit.edge_kind}{via}")
+        print_more_than(len(hits), limit)
+        if not hits:
+            say(f"  no {name} found in the linked projects' indexes"
+                + (f"; {len(unknown)} unresolved reference(s) may be some"
+                   if unknown else ""))  # fmt: skip
+        _say_notes(opened.notes)
+
+    emit(data, as_json, render)
+
+
+def _linked_hit_json(hit: LinkedHit, *, callee: bool) -> dict[str, Any]:
+    data = placed_json(hit.project, hit.hit.symbol)
+    data["call_line" if callee else "line"] = hit.hit.line
+    data.update(at=f"{hit.hit.file}:{hit.hit.line}", edge_kind=hit.hit.edge_kind,
+                confidence=hit.hit.confidence, provenance=hit.hit.provenance,
+                crossing=hit.crossing)  # fmt: skip
+    if hit.via:
+        data["via"] = hit.via
+    return data
+
+
+def linked_impact(
+    symbol: str, file: str | None, kind: str | None, where: str | None, depth: int,
+    limit: int, project_path: Path | None, as_json: bool,
+) -> None:  # fmt: skip
+    """``impact --linked``: dependents in every project of the set, by project and file."""
+    from repolens.cli.graph import print_more, say
+
+    with open_graph(project_path, as_json) as (found, opened):
+        number, ref = find_linked(found, symbol, file, kind, where, as_json)
+        result = found.impact(number, ref, depth=depth, limit=limit)
+    groups: dict[tuple[str, str], list[LinkedImpactHit]] = {}
+    for h in result.hits:
+        groups.setdefault((h.project, h.hit.symbol.file), []).append(h)
+    data = {
+        "symbol": placed_json(result.project, ref),
+        "depth": depth,
+        "files": [
+            {"project": project, "file": path, "symbols": [
+                {**placed_json(h.project, h.hit.symbol), "depth": h.hit.depth,
+                 "edge_kind": h.hit.edge_kind, "at": f"{h.hit.file}:{h.hit.line}",
+                 "confidence": h.hit.confidence, "crossing": h.crossing}
+                for h in hits]}
+            for (project, path), hits in groups.items()
+        ],
+        "total": len(result.hits),
+        "projects": sorted({h.project for h in result.hits}),
+        "truncated": result.truncated,
+        "notes": opened.notes,
+    }  # fmt: skip
+
+    def render() -> None:
+        say(f"impact of {ref.full_name} ({ref.kind}) [{result.project}] {ref.location}:"
+            f" {len(result.hits)} symbol(s) in {len(groups)} file(s)", style="bold")  # fmt: skip
+        for (project, path), hits in groups.items():
+            say(f"[{project}] {path}")
+            for h in hits:
+                sym, hit = h.hit.symbol, h.hit
+                say(f"  {sym.line:>5}  {sym.qualified_name} ({sym.kind})"
+                    f"  depth {hit.depth}, {hit.edge_kind} at {hit.file}:{hit.line}")  # fmt: skip
+        if result.truncated:
+            print_more(len(result.hits), None, f"use --limit {limit * 2}")
+        _say_notes(opened.notes)
+
+    emit(data, as_json, render)
+
+
+def linked_path(
+    source: str, target: str, from_file: str | None, to_file: str | None, where: str | None,
+    max_depth: int, project_path: Path | None, as_json: bool,
+) -> None:  # fmt: skip
+    """``path --linked``: a shortest call chain that may cross projects."""
+    from repolens.cli.graph import say
+
+    with open_graph(project_path, as_json) as (found, opened):
+        src = find_linked(found, source, from_file, None, where, as_json)
+        dst = find_linked(found, target, to_file, None, None, as_json)
+        hops = found.path(src, dst, max_depth=max_depth)
+    data = {
+        "from": placed_json(found.label(src[0]), src[1]),
+        "to": placed_json(found.label(dst[0]), dst[1]),
+        "found": hops is not None,
+        "path": [_linked_hit_json(h, callee=True) for h in hops or []],
+        "notes": opened.notes,
+    }
+
+    def render() -> None:
+        if hops is None:
+            say(f"no call path from {src[1].full_name} to {dst[1].full_name} within"
+                f" {max_depth} hops across the linked projects (unresolved calls may hide"
+                " one; see `repolens callees`)")  # fmt: skip
+        else:
+            say(f"[{found.label(src[0])}] {src[1].location}  {src[1].full_name}", style="bold")
+            for hop in hops:
+                say(f"  → {hop.hit.edge_kind} at {hop.hit.file}:{hop.hit.line}")
+                say(f"[{hop.project}] {hop.hit.symbol.location}  {hop.hit.symbol.full_name}")
+        _say_notes(opened.notes)
+
+    emit(data, as_json, render)

@@ -30,6 +30,7 @@ from repolens.mcp.toolkit import (
     ToolGroup,
     tool,
 )
+from repolens.mcp.tools_linked import LinkedQueries
 from repolens.mcp.tools_search import finish, languages_of
 from repolens.present.explore import render_exploration
 from repolens.present.format import Answer, add_code, plural
@@ -100,6 +101,16 @@ def lookup(
         raise SymbolLookupError(f"{exc.message} ({partial})", exc.candidates) from None
 
 
+Linked = Annotated[
+    bool,
+    Field(
+        description="Across every project this server serves (its root and linked projects):"
+        " edges cross from a project into the packages of the others it imports, and each"
+        " symbol names its project. projectPath then says which project holds the symbol."
+    ),
+]
+
+
 class GraphTools(ToolGroup):
     @contextmanager
     def _symbol(
@@ -156,6 +167,7 @@ class GraphTools(ToolGroup):
         kind: KindFilter = None,
         limit: Limit = 100,
         include_tests: IncludeTests = None,
+        linked: Linked = False,
         budget: Budget = SHORT,
         projectPath: ProjectPath = None,
     ) -> str:
@@ -163,6 +175,10 @@ class GraphTools(ToolGroup):
         call site path:line and how sure the resolver is; plus unresolved references
         carrying its name, which may be callers too (so an empty list is never a false
         "no callers")."""
+        if linked:
+            return LinkedQueries(self.rt).edges(
+                symbol, file, kind, limit, budget, projectPath, callee=False
+            )
         with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             hits = callers(conn, sym, limit=limit + 1)
             maybe = possible_callers(conn, sym, limit=limit)
@@ -193,12 +209,17 @@ class GraphTools(ToolGroup):
         file: FileFilter = None,
         kind: KindFilter = None,
         limit: Limit = 100,
+        linked: Linked = False,
         budget: Budget = SHORT,
         projectPath: ProjectPath = None,
     ) -> str:
         """What a symbol calls, instantiates or references (for a class: what its methods
         use outside it), each with the call site and certainty; then the calls the
         resolver could not connect (unknown targets) and builtin/external ones."""
+        if linked:
+            return LinkedQueries(self.rt).edges(
+                symbol, file, kind, limit, budget, projectPath, callee=True
+            )
         with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             hits = callees(conn, sym, limit=limit + 1)
             unresolved = unresolved_calls(conn, sym)
@@ -220,12 +241,17 @@ class GraphTools(ToolGroup):
         depth: Annotated[int, Field(ge=1, le=6, description="Hops of dependents to follow.")] = 3,
         limit: Annotated[int, Field(ge=1, le=2000, description="Maximum dependents.")] = 300,
         include_tests: IncludeTests = None,
+        linked: Linked = False,
         budget: Budget = SHORT,
         projectPath: ProjectPath = None,
     ) -> str:
         """The blast radius of changing a symbol: everything that calls, instantiates,
         references, subclasses or overrides it, transitively up to `depth`, grouped by file
         with the depth and the edge that links each one."""
+        if linked:
+            return LinkedQueries(self.rt).impact(
+                symbol, file, kind, depth, limit, budget, projectPath
+            )
         with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             result = impact(conn, sym, depth=depth, limit=limit)
         listed, tests = split_tests(result.hits, lambda h: h.symbol, include_tests)
@@ -315,6 +341,7 @@ class GraphTools(ToolGroup):
             Field(min_length=1, max_length=500, description="Where it should arrive (a symbol)."),
         ],
         maxDepth: Annotated[int, Field(ge=1, le=12, description="Longest path to try.")] = 8,
+        linked: Linked = False,
         budget: Budget = LONG,
         projectPath: ProjectPath = None,
     ) -> str:
@@ -323,6 +350,8 @@ class GraphTools(ToolGroup):
         questions from it instead of chaining callers/callees by hand. A target reached only
         by dynamic dispatch (it overrides a base method) is traced through that base. When
         no path exists, says where it may break (unresolved calls)."""
+        if linked:
+            return LinkedQueries(self.rt).trace(source, target, maxDepth, budget, projectPath)
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             src = lookup(conn, handle, source, None, None)

@@ -98,7 +98,7 @@ class EdgeHit:
 
 
 @dataclass(frozen=True, slots=True)
-class _Edge:
+class StoredEdge:
     source: int
     target: int
     kind: str
@@ -109,14 +109,14 @@ class _Edge:
     metadata: str = ""
 
 
-def _edges(
+def edges_of(
     conn: sqlite3.Connection, column: str, ids: Sequence[int], kinds: Sequence[str]
-) -> list[_Edge]:
+) -> list[StoredEdge]:
     """Edges whose ``column`` (source_id / target_id) is one of ``ids``, of ``kinds``,
     in a stable order (file, line), duplicates dropped."""
     kind_marks = ",".join("?" * len(kinds))
     seen: set[tuple[int, int, str, int]] = set()
-    out: list[_Edge] = []
+    out: list[StoredEdge] = []
     for start in range(0, len(ids), _CHUNK):
         chunk = list(ids[start : start + _CHUNK])
         rows = conn.execute(
@@ -127,7 +127,7 @@ def _edges(
             [*chunk, *kinds],
         )
         for row in rows:
-            edge = _Edge(int(row[0]), int(row[1]), str(row[2]), int(row[3]), float(row[4]),
+            edge = StoredEdge(int(row[0]), int(row[1]), str(row[2]), int(row[3]), float(row[4]),
                          str(row[5]), str(row[6]), str(row[7]))  # fmt: skip
             key = (edge.source, edge.target, edge.kind, edge.line)
             if key not in seen:
@@ -136,7 +136,9 @@ def _edges(
     return out
 
 
-def _children(conn: sqlite3.Connection, parent: int, constructors_only: bool = False) -> list[int]:
+def children_of(
+    conn: sqlite3.Connection, parent: int, constructors_only: bool = False
+) -> list[int]:
     sql = "SELECT id FROM symbols WHERE parent_id = ?"
     params: list[object] = [parent]
     if constructors_only:
@@ -146,10 +148,10 @@ def _children(conn: sqlite3.Connection, parent: int, constructors_only: bool = F
     return [int(r[0]) for r in conn.execute(sql + " ORDER BY start_line", params)]
 
 
-def _members(conn: sqlite3.Connection, sym: SymbolRef) -> list[int]:
+def members_of(conn: sqlite3.Connection, sym: SymbolRef) -> list[int]:
     """What changes with ``sym``: a class's members, every symbol of a file."""
     if sym.kind in CLASS_KINDS:
-        return _children(conn, sym.id)
+        return children_of(conn, sym.id)
     if sym.kind == FILE_KIND:
         rows = conn.execute(
             "SELECT id FROM symbols WHERE file_id = (SELECT file_id FROM symbols WHERE id = ?)"
@@ -160,7 +162,7 @@ def _members(conn: sqlite3.Connection, sym: SymbolRef) -> list[int]:
     return []
 
 
-def _hits(conn: sqlite3.Connection, edges: list[_Edge], other_end: str) -> list[EdgeHit]:
+def _hits(conn: sqlite3.Connection, edges: list[StoredEdge], other_end: str) -> list[EdgeHit]:
     ends = [getattr(e, other_end) for e in edges]
     refs = symbols_by_ids(conn, ends)
     return [
@@ -183,8 +185,8 @@ def callers(
     Sorted by call site; ask for ``limit + 1`` to learn whether more exist."""
     targets = [sym.id]
     if sym.kind in CLASS_KINDS:
-        targets += _children(conn, sym.id, constructors_only=True)
-    edges = _edges(conn, "target_id", targets, kinds)
+        targets += children_of(conn, sym.id, constructors_only=True)
+    edges = edges_of(conn, "target_id", targets, kinds)
     if len(targets) > 1:  # `Foo()` is stored as instantiates Foo *and* calls Foo.__init__
         sites = {(e.source, e.line) for e in edges if e.target == sym.id}
         edges = [e for e in edges if e.target == sym.id or (e.source, e.line) not in sites]
@@ -204,13 +206,13 @@ def callees(
     question is what the class depends on). For a file symbol, only module-level code."""
     sources = [sym.id]
     if sym.kind in CLASS_KINDS:
-        sources += _children(conn, sym.id)
+        sources += children_of(conn, sym.id)
     own = set(sources)
-    edges = [e for e in _edges(conn, "source_id", sources, kinds) if e.target not in own]
+    edges = [e for e in edges_of(conn, "source_id", sources, kinds) if e.target not in own]
     return _hits(conn, _drop_constructor_echoes(conn, edges), "target")[: max(limit, 0)]
 
 
-def _drop_constructor_echoes(conn: sqlite3.Connection, edges: list[_Edge]) -> list[_Edge]:
+def _drop_constructor_echoes(conn: sqlite3.Connection, edges: list[StoredEdge]) -> list[StoredEdge]:
     """``Foo()`` is stored as instantiates Foo and calls Foo.__init__ at the same site; the
     instantiation says it all, so the constructor call is left out."""
     sites = {(e.source, e.line, e.target) for e in edges if e.kind == "instantiates"}
@@ -249,7 +251,7 @@ def unresolved_calls(
     Plain ``references`` are left out by default: most are reads of local variables."""
     sources = [sym.id]
     if sym.kind in CLASS_KINDS:
-        sources += _children(conn, sym.id)
+        sources += children_of(conn, sym.id)
     marks = ",".join("?" * len(sources))
     module_level = " OR (r.source_id IS NULL AND f.path = ?)" if sym.kind == FILE_KIND else ""
     params: list[object] = [*sources, *([sym.file] if module_level else []), *kinds]
@@ -342,15 +344,15 @@ def impact(
     call to a base method may dispatch to an override) the dependents of the methods it
     overrides. A class or file includes its members as roots."""
     depth = max(depth, 0)
-    seeds = [sym.id, *_members(conn, sym)]
+    seeds = [sym.id, *members_of(conn, sym)]
     seen = set(seeds)
     weakest: dict[int, float] = dict.fromkeys(seeds, 1.0)
-    found: list[tuple[int, int, _Edge, int]] = []  # (dependent, depth, edge, via)
+    found: list[tuple[int, int, StoredEdge, int]] = []  # (dependent, depth, edge, via)
     frontier, level, truncated = seeds, 0, False
     while frontier and level < depth and not truncated:
         level += 1
         nxt: list[int] = []
-        for dependent, edge, via in _dependents(conn, frontier):
+        for dependent, edge, via in dependents_of(conn, frontier):
             if dependent in seen:
                 continue
             if len(found) >= limit:
@@ -370,15 +372,17 @@ def impact(
     hits.sort(key=lambda h: (h.depth, h.symbol.file, h.symbol.line))
     beyond = 0
     if frontier and not truncated:  # stopped by depth: how many dependents lie one hop on?
-        beyond = len({d for d, _, _ in _dependents(conn, frontier) if d not in seen})
+        beyond = len({d for d, _, _ in dependents_of(conn, frontier) if d not in seen})
     return ImpactResult(sym, depth, hits, truncated, beyond)
 
 
-def _dependents(conn: sqlite3.Connection, ids: Sequence[int]) -> Iterable[tuple[int, _Edge, int]]:
+def dependents_of(
+    conn: sqlite3.Connection, ids: Sequence[int]
+) -> Iterable[tuple[int, StoredEdge, int]]:
     """(dependent, edge, the id it depends on) for each symbol in ``ids``."""
-    for edge in _edges(conn, "target_id", ids, IMPACT_KINDS):
+    for edge in edges_of(conn, "target_id", ids, IMPACT_KINDS):
         yield edge.source, edge, edge.target
-    for edge in _edges(conn, "source_id", ids, ("overrides",)):
+    for edge in edges_of(conn, "source_id", ids, ("overrides",)):
         yield edge.target, edge, edge.source
 
 
@@ -449,10 +453,10 @@ class _PathSearch:
     def __init__(self, conn: sqlite3.Connection, kinds: Sequence[str]) -> None:
         self.conn = conn
         self.kinds = kinds
-        self.forward: dict[int, tuple[_Edge | None, int]] = {}
-        self.backward: dict[int, tuple[_Edge | None, int]] = {}
+        self.forward: dict[int, tuple[StoredEdge | None, int]] = {}
+        self.backward: dict[int, tuple[StoredEdge | None, int]] = {}
 
-    def run(self, src: int, dst: int, max_depth: int) -> list[_Edge] | None:
+    def run(self, src: int, dst: int, max_depth: int) -> list[StoredEdge] | None:
         self.forward, self.backward = {src: (None, 0)}, {dst: (None, 0)}
         ahead, behind = [src], [dst]
         for _ in range(max_depth):
@@ -481,16 +485,16 @@ class _PathSearch:
             return nxt, None
         return nxt, min(meets, key=lambda n: other[n][1])
 
-    def _step(self, nodes: list[int], forward: bool) -> list[_Edge]:
-        return _edges(self.conn, "source_id" if forward else "target_id", nodes, self.kinds)
+    def _step(self, nodes: list[int], forward: bool) -> list[StoredEdge]:
+        return edges_of(self.conn, "source_id" if forward else "target_id", nodes, self.kinds)
 
-    def _chain(self, meet: int) -> list[_Edge]:
-        head: list[_Edge] = []
+    def _chain(self, meet: int) -> list[StoredEdge]:
+        head: list[StoredEdge] = []
         node = meet
         while (edge := self.forward[node][0]) is not None:
             head.append(edge)
             node = edge.source
-        tail: list[_Edge] = []
+        tail: list[StoredEdge] = []
         node = meet
         while (edge := self.backward[node][0]) is not None:
             tail.append(edge)
