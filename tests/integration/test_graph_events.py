@@ -66,6 +66,7 @@ MUST_NOT_HAVE = {
     ("Poller.tick", "onReady"),
     ("clickAll", "updateBadge"),  # "click": a common name, emitters unknown
     ("Worker.run", "Uploader.log"),  # another class's signal
+    ("Worker.run", "Window.poll"),  # a QTimer's own timeout, not Worker.timeout
     ("Slider.slide", "close_all"),  # on_slide stores nothing
     ("Shell.help", "Shell.help_add"),  # the lookup is read (.__doc__), not called
     ("Shell.run", "Other.do_nothing"),  # not in the shell's class lineage
@@ -113,7 +114,7 @@ def test_each_edge_names_its_channel_and_wiring_site(events: sqlite3.Connection)
     family = found[("Shell.run", "OrderShell.do_drop")]
     assert (family["via"], family["line"]) == ("do_*", 34)
     qt = found[("Worker.run", "Window.show_progress")]
-    assert (qt["via"], qt["site"], qt["line"]) == ("Worker.progress", "py/worker.py:16", 9)
+    assert (qt["via"], qt["site"], qt["line"]) == ("Worker.progress", "py/worker.py:18", 10)
     assert all(0 < float(str(meta["confidence"])) < 0.9 for meta in found.values())
 
 
@@ -166,7 +167,7 @@ def test_incremental_equals_full_after_editing_wiring_sites(
     _edit(root, "py/ui.py", "    def on_slide(self, handler):\n        return handler",
           "    def on_slide(self, handler):\n        self._handlers.append(handler)")  # fmt: skip
     _edit(root, "py/ui.py", "class Other:", "class Other(Shell):")
-    _edit(root, "py/worker.py", "        self.worker.finished.connect(self.done)\n", "")
+    _edit(root, "py/worker.py", "        self.worker.completed.connect(self.done)\n", "")
     incremental = index_tree(root)
     fresh = tmp_path / "fresh"
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".repolens"))

@@ -28,7 +28,7 @@ from repolens.resolve.synthesis.common import (
 )
 
 CONFIDENCE = 0.6  # one member runs, chosen by a name known at run time
-MAX_MEMBERS = 40  # a shell's commands number a few dozen; more is every method
+MAX_MEMBERS = 64  # a shell's commands, a build's phases in each module type: a few dozen
 SELVES = frozenset({"self", "cls"})
 
 

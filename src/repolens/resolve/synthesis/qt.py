@@ -5,7 +5,8 @@ carries; ``self.worker.progress.connect(self.show_progress)`` connects a slot, a
 ``self.progress.emit(50)`` in ``Worker`` runs every slot connected to it. Both name the
 signal by attribute, so they are paired through the declaring class: ``self.progress``
 inside a class is that class's (or an ancestor's) signal; ``x.progress`` elsewhere is
-the signal only where one project class declares a signal by that name. The slot is the
+the signal only where one project class declares a signal by that name and Qt's own
+classes declare none (``QT_SIGNALS``). The slot is the
 project function passed first. C++'s ``connect(sender, &Counter::valueChanged, ...)`` is
 not paired: the grammar cannot read a class with ``signals:``/``Q_OBJECT`` sections.
 """
@@ -28,6 +29,23 @@ from repolens.resolve.synthesis.common import (
 
 CONFIDENCE = 0.8
 MAX_SLOTS = 16
+QT_SIGNALS = frozenset(
+    [
+        "aboutToHide", "aboutToShow", "accepted", "activated", "clicked", "collapsed",
+        "currentChanged", "currentIndexChanged", "currentRowChanged", "currentTextChanged",
+        "customContextMenuRequested", "dataChanged", "destroyed", "done", "doubleClicked",
+        "editingFinished", "entered", "error", "errorOccurred", "expanded", "finished",
+        "highlighted", "hovered", "itemChanged", "itemClicked", "itemDoubleClicked",
+        "itemSelectionChanged", "layoutChanged", "linkActivated", "linkHovered", "modelReset",
+        "pressed", "readyRead", "rejected", "released", "returnPressed", "rowsInserted",
+        "rowsRemoved", "sectionClicked", "selectionChanged", "sliderMoved", "started",
+        "stateChanged", "textChanged", "textEdited", "timeout", "toggled", "triggered",
+        "valueChanged", "visibilityChanged", "windowTitleChanged",
+    ]
+)  # fmt: skip
+"""Signals Qt's own classes declare: ``self._animation.finished`` is a
+``QPropertyAnimation``'s, whatever project class declares a ``finished`` of its own, so
+these names pair only through ``self``."""
 
 
 def edges(graph: Stored) -> list[EdgeRow]:
@@ -94,4 +112,6 @@ def _signal(graph: Stored, declared: dict[str, set[int]], receiver: str, source:
         lineage = ancestors(graph.bases, cls) if cls is not None else set()
         mine = {s for s in candidates if graph.project.syms[s].parent_id in lineage}
         return mine.pop() if len(mine) == 1 else None
+    if attr in QT_SIGNALS:
+        return None
     return next(iter(candidates)) if len(candidates) == 1 else None
