@@ -59,6 +59,8 @@ MUST_HAVE = {
     ("Shell.run", "Shell.do_add", "family"),
     ("Shell.run", "OrderShell.do_drop", "family"),  # defined in a subclass
     ("Shell.complete", "OrderShell.complete_drop", "family"),  # f"complete_{name}"
+    ("Build.run_phase", "Build.step_compile", "family"),
+    ("Build.run_test", "Build.step_unit_test", "family"),  # "step_" + kind + "_test"
 }
 MUST_NOT_HAVE = {
     ("JobQueue.fail", "retryJob"),  # "error" on `process`: another emitter, a common name
@@ -68,9 +70,11 @@ MUST_NOT_HAVE = {
     ("Worker.run", "Uploader.log"),  # another class's signal
     ("Worker.run", "Window.poll"),  # a QTimer's own timeout, not Worker.timeout
     ("Slider.slide", "close_all"),  # on_slide stores nothing
+    ("Button.click", "broken"),  # registered where the test expects it to be refused
     ("Shell.help", "Shell.help_add"),  # the lookup is read (.__doc__), not called
     ("Shell.run", "Other.do_nothing"),  # not in the shell's class lineage
     ("Shell.run", "Shell.helper"),
+    ("Build.run_phase", "Build.step_unit_test"),  # the longer family's: "step_*_test"
 }
 
 

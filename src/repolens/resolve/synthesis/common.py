@@ -225,6 +225,21 @@ def in_chunks(ids: list[int]) -> list[list[int]]:
     return [ids[i : i + 500] for i in range(0, len(ids), 500)]
 
 
+EXPECTS_FAILURE = ("raises", "assertRaises", "assertRaisesRegex", "assertThrows", "toThrow")
+
+
+def expected_to_fail(graph: Stored, source: int, file_id: int, line: int) -> bool:
+    """Whether a call is written where a test expects it to raise (``with
+    pytest.raises(TypeError): app.register(bad_hook)``, ``assertThrows(..., () ->
+    bus.register(h))``, ``expect(() => on(f)).toThrow()``): what it wires is refused."""
+    row = graph.conn.execute(
+        "SELECT 1 FROM refs WHERE file_id = ? AND line BETWEEN ? AND ? AND source_id IS ?"
+        f" AND kind = 'calls' AND name IN ({','.join('?' * len(EXPECTS_FAILURE))}) LIMIT 1",
+        (file_id, line - 1, line, source, *EXPECTS_FAILURE),
+    ).fetchone()
+    return row is not None
+
+
 def enclosing_class(project: Project, sym_id: int) -> int | None:
     """The class a symbol is defined in (itself when it is one); None at module level."""
     owner = project.syms.get(sym_id)

@@ -7,8 +7,10 @@ literal parts of the name (``parse.lookups``); the call reaches each method of t
 object's class, of the classes it derives from and of those deriving from it (a shell's
 commands are defined in its subclass), whose name has that prefix and suffix. Only a
 lookup on ``self``/``cls`` whose result is called (at once, or through the name it is
-assigned to) counts: ``getattr(self, "help_" + name).__doc__`` runs nothing. A family of
-more than ``MAX_MEMBERS`` says too little about any one call.
+assigned to) counts: ``getattr(self, "help_" + name).__doc__`` runs nothing. A method
+two families fit belongs to the one with the longer literal (``do_ldtp_test`` to
+``"do_" + kind + "_test"``, not ``"do_" + phase``). A family of more than
+``MAX_MEMBERS`` says too little about any one call.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def edges(graph: Stored) -> list[EdgeRow]:
     for sub, bases in graph.bases.items():
         for base in bases:
             subclasses[base].add(sub)
-    made: list[EdgeRow] = []
+    families = []
+    claimed: defaultdict[int, int] = defaultdict(int)  # method -> its longest family's literal
     for source, cls, prefix, suffix, file_id, line, col in lookups:
         classes = ancestors(graph.bases, cls) | _descendants(subclasses, cls)
         members = {
@@ -68,9 +71,16 @@ def edges(graph: Stored) -> list[EdgeRow]:
             and len(name) > len(prefix) + len(suffix)
             and method != source
         }
-        if len(members) > MAX_MEMBERS:
+        for method in members:
+            claimed[method] = max(claimed[method], len(prefix) + len(suffix))
+        families.append((source, prefix, suffix, file_id, line, col, members))
+    made: list[EdgeRow] = []
+    for source, prefix, suffix, file_id, line, col, members in families:
+        # `do_ldtp_test` is `"do_" + kind + "_test"`'s, not `"do_" + phase`'s
+        own = {m for m in members if claimed[m] == len(prefix) + len(suffix)}
+        if len(own) > MAX_MEMBERS:
             continue
-        for target in sorted(members):
+        for target in sorted(own):
             made.append(
                 edge(source, target, file_id, line, col, CONFIDENCE, channel="family",
                      via=f"{prefix}*{suffix}", site=site(project, file_id, line))

@@ -31,6 +31,7 @@ from repolens.resolve.synthesis.common import (
     ancestors,
     edge,
     enclosing_class,
+    expected_to_fail,
     site,
 )
 
@@ -72,7 +73,7 @@ def edges(graph: Stored) -> list[EdgeRow]:
             if parameter is not None
             else None
         )
-        if target is not None:
+        if target is not None and not expected_to_fail(graph, caller, file_id, line):
             callbacks[registrars[registrar]].setdefault(target, (file_id, line))
     made: list[EdgeRow] = []
     for (cls, attr), found in callbacks.items():
