@@ -22,11 +22,12 @@ projects. Each hit names its project.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from repolens.embed.base import EmbeddingProvider
+from repolens.embed.base import EmbeddingProfile, EmbeddingProvider, FloatArray
 from repolens.query import fusion
 from repolens.query.backend import ChunkKey, Retrieved, SearchBackend, SearchRequest
 from repolens.query.embedded import EmbeddedBackend
@@ -68,12 +69,17 @@ def linked_search(
         return []
     pool = max(CANDIDATE_POOL, limit * 5)
     found: list[_Found] = []
+    shared: dict[str, _OneQueryVector] = {}
     for index in indexes:
         filters = Filters.build(index.conn, path_glob, languages, symbol_kinds)
         if filters.excludes_everything:
             continue
         backend = index.backend or EmbeddedBackend(index.conn, index.data_dir)
-        request = SearchRequest(query, filters, pool, index.provider)
+        provider = None
+        if index.provider is not None:
+            profile = index.provider.profile.key()
+            provider = shared.setdefault(profile, _OneQueryVector(index.provider))
+        request = SearchRequest(query, filters, pool, provider)
         found.append(_Found(index, backend, backend.retrieve(request)))
     _fuse_pooled(found)
     ranked: list[tuple[fusion.Candidate, int]] = []
@@ -89,6 +95,32 @@ def linked_search(
                 ranked.append((candidate, number))
     ranked.sort(key=lambda p: (-p[0].rank_score, -p[0].score, p[1], tie(p[0].chunk_id)))
     return _present(found, ranked[:limit])
+
+
+class _OneQueryVector:
+    """A provider that embeds a query once for all the indexes of one profile: the
+    vector is the same, and each project's own provider would load its own model."""
+
+    def __init__(self, inner: EmbeddingProvider) -> None:
+        self.inner = inner
+        self._vectors: dict[str, FloatArray] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def profile(self) -> EmbeddingProfile:
+        return self.inner.profile
+
+    def windows(self, text: str) -> list[str]:
+        return self.inner.windows(text)
+
+    def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> FloatArray:
+        with self._lock:
+            if text not in self._vectors:
+                self._vectors[text] = self.inner.embed_query(text)
+            return self._vectors[text]
 
 
 def _scaled(candidate: fusion.Candidate, got: Retrieved) -> float:
