@@ -67,6 +67,7 @@ MUST_NOT_HAVE = {
     ("report", "audit"),  # the project's own Depends, not FastAPI's
     ("useToggle.flip", "useToggle"),  # a custom hook's setter: which component renders?
     ("List", "shout"),  # format={shout}: a prop, not an event
+    ("Counter.constructor", "Counter.render"),  # its setState is in an arrow it stores
     ("Plain.touch", "Plain.build"),  # setState of a class that is no Flutter State
     ("Todo", "Todo.reset"),  # @click="reset(); archive()": an expression
     ("Todo", "Todo.label"),  # :title="label": no event

@@ -50,8 +50,8 @@ def _class_renders(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     for source, name, receiver, file_id, line, col in rows:
         language = project.files[int(file_id)].language
         cls = owner_class(project, int(source)) if source is not None else None
-        if cls is None:
-            continue
+        if cls is None or _constructor(project, int(source)):
+            continue  # a constructor's setState runs in a handler it defines, not in it
         if (
             language in REACT_LANGUAGES
             and receiver == "this"
@@ -69,6 +69,11 @@ def _class_renders(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
                      channel="render", via=str(name), site=site(project, int(file_id), int(line)))
             )  # fmt: skip
     return made
+
+
+def _constructor(project: Project, sym_id: int) -> bool:
+    sym = project.syms.get(sym_id)
+    return sym is not None and (sym.kind == "constructor" or sym.name == "constructor")
 
 
 def _extends(project: Project, cls: Sym, names: frozenset[str]) -> bool:
