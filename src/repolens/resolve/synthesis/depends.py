@@ -34,7 +34,7 @@ DEPENDENCY_KINDS = CALLABLE | {"class"}  # `Depends(Pagination)` makes one per r
 def edges(graph: Stored) -> list[EdgeRow]:
     project = graph.project
     sites = graph.conn.execute(
-        "SELECT source_id, name, file_id, line, col FROM refs WHERE kind = 'calls'"
+        "SELECT source_id, name, file_id, line, col FROM refs WHERE kind = 'calls' AND resolved = 0"
         f" AND receiver IS NULL AND name IN ({','.join('?' * len(MARKERS))})"
         " ORDER BY file_id, line, col",
         MARKERS,

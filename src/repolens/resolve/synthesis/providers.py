@@ -153,8 +153,8 @@ def _inject_calls(graph: Stored) -> dict[tuple[int, str], str]:
     the class named right after ``inject(``, on the field's line."""
     project = graph.project
     rows = graph.conn.execute(
-        "SELECT source_id, file_id, line, col FROM refs"
-        " WHERE kind = 'calls' AND name = 'inject' AND receiver IS NULL"
+        "SELECT source_id, file_id, line, col FROM refs WHERE kind = 'calls'"
+        " AND resolved = 0 AND name = 'inject' AND receiver IS NULL"
     ).fetchall()
     found: dict[tuple[int, str], str] = {}
     for source, file_id, line, col in rows:

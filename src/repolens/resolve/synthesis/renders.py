@@ -42,7 +42,8 @@ def _class_renders(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     """``this.setState`` in a React component class -> its ``render``; ``setState`` in a
     Flutter ``State`` -> its ``build``."""
     rows = conn.execute(
-        "SELECT source_id, name, receiver, file_id, line, col FROM refs WHERE kind = 'calls'"
+        "SELECT source_id, name, receiver, file_id, line, col FROM refs"
+        " WHERE kind = 'calls' AND resolved = 0"
         f" AND name IN ({','.join('?' * len(CLASS_UPDATES))}) ORDER BY file_id, line, col",
         CLASS_UPDATES,
     ).fetchall()
@@ -85,7 +86,7 @@ def _extends(project: Project, cls: Sym, names: frozenset[str]) -> bool:
 def _hook_renders(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     """A hook's setter called inside the component that declared it -> the component."""
     hooks = conn.execute(
-        "SELECT source_id, file_id, line FROM refs WHERE kind = 'calls'"
+        "SELECT source_id, file_id, line FROM refs WHERE kind = 'calls' AND resolved = 0"
         f" AND name IN ({','.join('?' * len(HOOKS))}) AND (receiver IS NULL OR receiver = 'React')",
         HOOKS,
     ).fetchall()
@@ -105,7 +106,8 @@ def _hook_renders(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     made: list[EdgeRow] = []
     for part in [names[i : i + 500] for i in range(0, len(names), 500)]:
         rows = conn.execute(
-            "SELECT source_id, name, file_id, line, col FROM refs WHERE kind = 'calls'"
+            "SELECT source_id, name, file_id, line, col FROM refs"
+            " WHERE kind = 'calls' AND resolved = 0"
             f" AND receiver IS NULL AND name IN ({','.join('?' * len(part))})"
             " ORDER BY file_id, line, col",
             part,
