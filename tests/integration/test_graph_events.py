@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 from conftest import IndexTree
+from repolens.cli.routes import flow_node_row
 from repolens.present.symbols import edge_line
+from repolens.query.flow import flow
 from repolens.query.graph import call_path, callees, callers, find_symbol
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "events"
@@ -129,6 +131,15 @@ def test_answers_label_the_wiring(events: sqlite3.Connection) -> None:
     runs = callees(events, find_symbol(events, "Button.click"))
     labels = {hit.symbol.qualified_name: edge_line(hit) for hit in runs}
     assert "via `Button._handlers` (stored), registered at py/ui.py:76" in labels["save"]
+
+
+def test_flow_labels_the_wiring_of_each_bridged_hop(events: sqlite3.Connection) -> None:
+    result = flow(events, find_symbol(events, "Shell.run"), depth=1)
+    rows = {node.symbol.qualified_name: flow_node_row(node) for node in result.nodes}
+    assert "via `do_*` (family), named at py/ui.py:34" in rows["OrderShell.do_drop"]
+    result = flow(events, find_symbol(events, "Button.click"), depth=1)
+    rows = {node.symbol.qualified_name: flow_node_row(node) for node in result.nodes}
+    assert "via `Button._handlers` (stored), registered at py/ui.py:76" in rows["save"]
 
 
 @pytest.mark.parametrize(

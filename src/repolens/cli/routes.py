@@ -9,6 +9,7 @@ import click
 
 from repolens.cli.common import emit, json_option, project_option
 from repolens.cli.graph import graph_index, lookup_symbol, print_more, say, symbol_json
+from repolens.present.symbols import wiring_label
 from repolens.query.entrypoints import KINDS, entry_points
 from repolens.query.flow import FlowNode, flow
 from repolens.query.routes import RouteHit, list_routes
@@ -187,6 +188,7 @@ def flow_node_json(node: FlowNode) -> dict[str, Any]:
         "provenance": node.provenance,
         "seen": node.seen,
         "unresolved_calls": node.unresolved,
+        "via": wiring_label(node.metadata).strip(),
     }
 
 
@@ -200,7 +202,8 @@ def flow_node_row(node: FlowNode) -> str:
     unknown = f" (+{node.unresolved} unresolved)" if node.unresolved and not node.seen else ""
     return (
         f"→ {node.symbol.full_name} ({node.symbol.kind}) {node.symbol.location}"
-        f"  {node.edge_kind} at {node.file}:{node.line}{sure}{extra}{unknown}"
+        f"  {node.edge_kind} at {node.file}:{node.line}{sure}{wiring_label(node.metadata)}"
+        f"{extra}{unknown}"
     )
 
 

@@ -16,7 +16,7 @@ from repolens.mcp.toolkit import SHORT, Budget, FileFilter, ProjectPath, ToolGro
 from repolens.mcp.tools_graph import lookup
 from repolens.mcp.tools_search import finish
 from repolens.present.format import Answer, cite, plural
-from repolens.present.symbols import label
+from repolens.present.symbols import label, wiring_label
 from repolens.query.entrypoints import KINDS, entry_points
 from repolens.query.flow import flow
 from repolens.query.routes import list_routes
@@ -127,7 +127,7 @@ class RouteTools(ToolGroup):
                 more += f" (+{node.unresolved} unresolved)"
             row = (
                 f"{'  ' * (node.depth - 1)}- {label(node.symbol)} ← {node.edge_kind} at"
-                f" {cite(node.file, node.line)} [{sure}]{more}"
+                f" {cite(node.file, node.line)} [{sure}]{wiring_label(node.metadata)}{more}"
             )
             if not out.add(row):
                 out.leave_out(f"{len(result.nodes) - index} more hops", "lower depth")

@@ -48,8 +48,13 @@ def certainty(hit: EdgeHit) -> str:
 def wiring(hit: EdgeHit) -> str:
     """For a synthesized edge, what the call went through and where that was wired
     (`` via `on_update` (signal), connected at app.py:31``); "" for any other edge."""
+    return wiring_label(hit.metadata)
+
+
+def wiring_label(metadata: str) -> str:
+    """``wiring`` from an edge's stored metadata (a flow node's, a hit's)."""
     try:
-        meta = json.loads(hit.metadata) if hit.metadata else None
+        meta = json.loads(metadata) if metadata else None
     except ValueError:
         return ""
     if not isinstance(meta, dict) or "channel" not in meta:

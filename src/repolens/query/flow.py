@@ -38,6 +38,7 @@ class FlowNode:
     provenance: str
     seen: bool = False
     unresolved: int = 0  # calls out of this symbol the resolver could not connect
+    metadata: str = ""  # a synthesized edge's wiring (``present.symbols.wiring_label``)
 
 
 @dataclass(slots=True)
@@ -60,14 +61,14 @@ def flow(
     level: list[tuple[int, int]] = [(-1, root.id)]  # (node index, symbol id) to expand
     for hop in range(1, depth + 1):
         edges = _out_edges(conn, root, [sid for _, sid in level])
-        by_source: dict[int, list[tuple[int, int, str, str, int, float, str]]] = {}
+        by_source: dict[int, list[tuple[int, int, str, str, int, float, str, str]]] = {}
         for edge in edges:
             by_source.setdefault(edge[0], []).append(edge)
         targets = symbols_by_ids(conn, [e[1] for e in edges])
         counts = _unresolved(conn, [e[1] for e in edges])
         nxt: list[tuple[int, int]] = []
         for parent, sid in level:
-            for _, target, kind, path, line, confidence, provenance in by_source.get(sid, ()):
+            for _, target, kind, path, line, confidence, provenance, meta in by_source.get(sid, ()):
                 ref = targets.get(target)
                 if ref is None:
                     continue
@@ -87,6 +88,7 @@ def flow(
                         provenance,
                         seen,
                         counts.get(target, 0),
+                        meta,
                     )
                 )
                 if not seen:
@@ -102,17 +104,17 @@ def flow(
 
 def _out_edges(
     conn: sqlite3.Connection, root: SymbolRef, ids: list[int]
-) -> list[tuple[int, int, str, str, int, float, str]]:
+) -> list[tuple[int, int, str, str, int, float, str, str]]:
     """Edges leaving ``ids`` (source, target, kind, file, line, confidence, provenance) in
     call-site order; for an inline-handled route, the calls on its function's lines."""
     marks = ",".join("?" * len(FLOW_KINDS))
-    out: list[tuple[int, int, str, str, int, float, str]] = []
+    out: list[tuple[int, int, str, str, int, float, str, str]] = []
     seen: set[tuple[int, int]] = set()
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
         rows = conn.execute(
             "SELECT e.source_id, e.target_id, e.kind, f.path, e.line, e.confidence,"
-            " e.provenance FROM edges e JOIN files f ON f.id = e.file_id"
+            " e.provenance, e.metadata FROM edges e JOIN files f ON f.id = e.file_id"
             f" WHERE e.source_id IN ({','.join('?' * len(chunk))}) AND e.kind IN ({marks})"
             " ORDER BY e.source_id, e.line, e.col",
             [*chunk, *FLOW_KINDS],
@@ -130,6 +132,7 @@ def _out_edges(
                         int(row[4]),
                         float(row[5]),
                         str(row[6]),
+                        str(row[7] or ""),
                     )
                 )
     if root.kind == ROUTE_KIND and root.id in ids and not any(e[0] == root.id for e in out):
@@ -139,16 +142,17 @@ def _out_edges(
 
 def _inline(
     conn: sqlite3.Connection, route: SymbolRef
-) -> list[tuple[int, int, str, str, int, float, str]]:
+) -> list[tuple[int, int, str, str, int, float, str, str]]:
     """The calls on an inline handler's lines, as if the route made them."""
     rows = conn.execute(
-        "SELECT DISTINCT e.target_id, e.kind, e.line, e.confidence, e.provenance FROM edges e"
+        "SELECT DISTINCT e.target_id, e.kind, e.line, e.confidence, e.provenance, e.metadata"
+        " FROM edges e"
         " JOIN files f ON f.id = e.file_id WHERE f.path = ? AND e.line BETWEEN ? AND ?"
         " AND e.kind IN ('calls', 'instantiates') ORDER BY e.line, e.col",
         (route.file, route.line, route.end_line),
     )
     return [
-        (route.id, int(r[0]), str(r[1]), route.file, int(r[2]), float(r[3]), str(r[4]))
+        (route.id, int(r[0]), str(r[1]), route.file, int(r[2]), float(r[3]), str(r[4]), str(r[5]))
         for r in rows
     ]
 
