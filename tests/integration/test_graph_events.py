@@ -6,7 +6,7 @@ incremental index equal to a full one after editing wiring sites.
 The fixture: a Node ``EventEmitter`` subclass and its listeners, DOM custom events, a
 TypeScript and a Python pub/sub bus, PyPubSub, PySide signals declared on classes,
 registrars storing callbacks that dispatchers call later (Python, TypeScript, Java, Go,
-C#), and a ``cmd``-style shell calling ``getattr(self, "do_" + name)``.
+C#, Dart), and a ``cmd``-style shell calling ``getattr(self, "do_" + name)``.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ MUST_HAVE = {
     ("Bus.fire", "App.save", "stored"),  # Java listeners.add, forEach(l -> l.run())
     ("Server.Start", "logStart", "stored"),  # Go append(s.hooks, h), range s.hooks
     ("Bus.Fire", "App.Save", "stored"),  # C# handlers.Add, ForEach(h => h())
+    ("Bus.fire", "refresh", "stored"),  # Dart _listeners.add, forEach((l) => l())
     # method families named at run time
     ("Shell.run", "Shell.do_add", "family"),
     ("Shell.run", "OrderShell.do_drop", "family"),  # defined in a subclass
