@@ -187,6 +187,23 @@ def link_rows(conn: sqlite3.Connection, name: str, kind: str) -> set[tuple[str, 
     return {(link.relation, link.symbol.full_name, link.line) for link in links_of(conn, symbol)}
 
 
+def test_links_put_the_projects_own_code_before_tests_and_generated_stubs(shop: Path) -> None:
+    project, _ = refresh(shop)
+    with reader(project) as conn:
+        (orders,) = symbols_named(conn, "orders", kinds=("table",))
+        (service,) = symbols_named(conn, "OrderService", kinds=("service",))
+        table_links = [(link.symbol.name, link.role) for link in links_of(conn, orders)]
+        service_links = [
+            (link.symbol.name, link.role, link.confidence) for link in links_of(conn, service)
+        ]
+    assert table_links[-1] == ("test_load_order", "test")
+    assert service_links == [
+        ("Server", "", 0.9),
+        ("OrderServicer", "", 0.9),
+        ("OrderServiceServicer", "generated", 0.6),
+    ]
+
+
 def test_artifacts_link_into_the_code_graph(shop: Path) -> None:
     project, _ = refresh(shop)
     with reader(project) as conn:
@@ -194,6 +211,7 @@ def test_artifacts_link_into_the_code_graph(shop: Path) -> None:
             ("used by", "shop.repo.load_order", 8),
             ("used by", "shop.repo.mark_shipped", 20),
             ("used by", "shop.repo.order_report", 26),  # the string after the SELECT one
+            ("used by", "tests.test_repo.test_load_order", 5),
         }  # neither `from shop.repo import`, nor describe()'s prose "data from orders"
         assert link_rows(conn, "order_lines", "table") == {
             ("used by", "shop.repo.add_line", 14),
@@ -206,10 +224,14 @@ def test_artifacts_link_into_the_code_graph(shop: Path) -> None:
         assert link_rows(conn, "POST /orders", "operation") == {
             ("handled by", "shop.api.create_order", 15),
         }
+        assert link_rows(conn, "DELETE /orders/{id}", "operation") == {
+            ("handled by", "shop.handlers.cancel_order", 4),  # no route: its operationId
+        }
         assert link_rows(conn, "GET /invoices/{id}", "operation") == set()
         assert link_rows(conn, "OrderService", "service") == {
             ("implemented by", "shop.grpc_server.OrderServicer", 6),
             ("implemented by", "go/ordersvc.Server", 3),  # Go methods on a struct
+            ("implemented by", "shop.shop_pb2_grpc.OrderServiceServicer", 5),  # generated
         }  # not Unrelated, which has a GetOrder only
 
 
@@ -255,6 +277,7 @@ def test_context_names_the_orders_table_with_the_code_that_touches_it(shop: Path
         "load_order",
         "mark_shipped",
         "order_report",
+        "test_load_order",
     }
 
 
@@ -273,7 +296,7 @@ def test_cli_commands_as_a_user_runs_them(shop: Path) -> None:
     found = run_repolens(shop, "artifacts", "search", "orders table", "--artifact", "db", **env)
     assert found.returncode == 0, found.stderr
     assert "[db] db/schema.sql" in found.stdout
-    assert "used by load_order (shop/repo.py:6)" in found.stdout
+    assert "orders: used by load_order (shop/repo.py:6, line 8) — " in found.stdout
     removed = json.loads(run_repolens(shop, "artifacts", "remove", "db", "--json", **env).stdout)
     assert removed == {"removed": "db", "still_configured": True}
     again = json.loads(run_repolens(shop, "artifacts", "index", "db", "--json", **env).stdout)

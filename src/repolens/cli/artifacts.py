@@ -46,9 +46,10 @@ def _refresh_json(refresh: Refresh | None) -> list[dict[str, Any]]:
 
 
 def _link_json(link: ArtifactLink) -> dict[str, Any]:
-    return {"relation": link.relation, "symbol": link.symbol.full_name,
+    return {"from": link.subject, "relation": link.relation, "symbol": link.symbol.full_name,
             "kind": link.symbol.kind, "file": link.symbol.file, "line": link.line,
-            "evidence": link.evidence, "confidence": link.confidence}  # fmt: skip
+            "evidence": link.evidence, "confidence": link.confidence,
+            "role": link.role}  # fmt: skip
 
 
 @click.group("artifacts")

@@ -9,8 +9,9 @@ from repolens.index.artifacts import Refresh
 from repolens.present.format import Answer, cite, code_block, plural
 from repolens.query.artifact_links import ArtifactLink
 from repolens.query.artifacts import ArtifactHit, ArtifactInfo, ArtifactSymbolRef
+from repolens.query.symbols import FILE_KIND
 
-MAX_LINKS_SHOWN = 8
+MAX_LINKS_SHOWN = 6  # per artifact symbol
 
 
 def render_list(out: Answer, infos: Sequence[ArtifactInfo]) -> None:
@@ -72,17 +73,36 @@ def render_hits(
         if not out.add(block):
             out.leave_out(f"{len(hits) - index} more hits", "raise `budget` or lower `limit`")
             break
-        render_links(out, links.get(index, []))
+        render_links(out, links.get(index, []), subjects=True)
 
 
-def render_links(out: Answer, links: Sequence[ArtifactLink]) -> None:
-    for link in links[:MAX_LINKS_SHOWN]:
+def render_links(out: Answer, links: Sequence[ArtifactLink], *, subjects: bool = False) -> None:
+    """One line per link: what it reaches, where, and the text that shows it (the line of
+    use when it is not the symbol's first); ``subjects``: each line names the artifact
+    symbol it starts from (a hit may hold several tables)."""
+    shown: dict[str, int] = {}
+    for link in links:
+        count = shown[link.subject] = shown.get(link.subject, 0) + 1
+        if count > MAX_LINKS_SHOWN:
+            continue
+        subject = f"{link.subject}: " if subjects else ""
+        role = f" [{link.role}]" if link.role else ""
+        at = f", line {link.line}" if link.line != link.symbol.line else ""
         out.add_clipped(
-            f"  {link.relation} {link.symbol.qualified_name} ({link.symbol.location})"
+            f"  {subject}{link.relation} {_shown(link)} ({link.symbol.location}{at}){role}"
             f" — {link.evidence}"
         )
-    if len(links) > MAX_LINKS_SHOWN:
-        out.leave_out(f"{len(links) - MAX_LINKS_SHOWN} more links")
+    for subject, count in shown.items():
+        if count > MAX_LINKS_SHOWN:
+            out.leave_out(
+                f"{count - MAX_LINKS_SHOWN} more links of {subject}",
+                "`repolens artifacts search --json` lists every link",
+            )
+
+
+def _shown(link: ArtifactLink) -> str:
+    """A linked symbol's name; a file's module-level code by its path."""
+    return link.symbol.file if link.symbol.kind == FILE_KIND else link.symbol.qualified_name
 
 
 def render_symbol(

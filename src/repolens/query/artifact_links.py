@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from repolens.query.artifacts import (
     ArtifactHit,
@@ -55,17 +55,51 @@ class ArtifactLink:
     line: int
     evidence: str
     confidence: float
+    role: str = ""  # the code's file: '' | test | generated | vendored
+    subject: str = ""  # the artifact symbol linked from (``orders``, ``GET /orders/{id}``)
+
+
+GENERATED_CONFIDENCE = 0.6  # a generated stub "implements" a service by construction
 
 
 def links_of(conn: sqlite3.Connection, artifact: ArtifactSymbolRef) -> list[ArtifactLink]:
-    """The code ``artifact`` links to (empty for kinds that link to nothing)."""
+    """The code ``artifact`` links to (empty for kinds that link to nothing): the
+    project's own code first, then tests, generated and vendored code."""
     if artifact.kind == "operation":
-        return _handlers(conn, artifact)
-    if artifact.kind in ("table", "view"):
-        return _sql_users(conn, artifact.name, artifact.file)
-    if artifact.kind == "service":
-        return _implementations(conn, [c.name for c in children(conn, artifact) if c.kind == "rpc"])
-    return []
+        links = _handlers(conn, artifact)
+    elif artifact.kind in ("table", "view"):
+        links = _sql_users(conn, artifact.name, artifact.file)
+    elif artifact.kind == "service":
+        links = _implementations(
+            conn, [c.name for c in children(conn, artifact) if c.kind == "rpc"]
+        )
+    else:
+        return []
+    roles = _roles(conn, {link.symbol.file for link in links})
+    placed = []
+    for link in links:
+        role = roles.get(link.symbol.file, "")
+        confidence = (
+            min(link.confidence, GENERATED_CONFIDENCE) if role == "generated" else link.confidence
+        )
+        placed.append(
+            replace(link, role=role, confidence=confidence, subject=artifact.qualified_name)
+        )
+    placed.sort(key=lambda link: (link.role != "", -link.confidence, link.symbol.file, link.line))
+    return placed[:MAX_LINKS]
+
+
+def _roles(conn: sqlite3.Connection, paths: set[str]) -> dict[str, str]:
+    """Each file's role as search ranks it (its chunks carry it)."""
+    if not paths:
+        return {}
+    marks = ",".join("?" * len(paths))
+    rows = conn.execute(
+        f"SELECT f.path, max(c.role) FROM files f JOIN chunks c ON c.file_id = f.id"
+        f" WHERE f.path IN ({marks}) GROUP BY f.path",
+        sorted(paths),
+    )
+    return {str(path): str(role or "") for path, role in rows}
 
 
 def _handlers(conn: sqlite3.Connection, operation: ArtifactSymbolRef) -> list[ArtifactLink]:
@@ -82,7 +116,31 @@ def _handlers(conn: sqlite3.Connection, operation: ArtifactSymbolRef) -> list[Ar
         target = hit.handler or hit.route
         evidence = f"route {hit.route.name} [{hit.framework}] at {hit.route.location}"
         links.append(ArtifactLink("handled by", target, hit.route.line, evidence, 1.0))
+    op_id = re.match(r"operationId ([^;\s]+)", operation.detail)
+    if op_id and not links:  # no route serves it: a spec-first framework may bind it by name
+        links = _named_by_operation_id(conn, op_id[1])
     return links
+
+
+def _named_by_operation_id(conn: sqlite3.Connection, op_id: str) -> list[ArtifactLink]:
+    """Functions the operationId names, as spec-first frameworks bind them: Connexion's
+    ``api.orders.cancel_order`` (a dotted path), oapi-codegen's ``CancelOrder`` method, or
+    the same name in another case (``cancelOrder``, ``cancel_order``)."""
+    last = op_id.rpartition(".")[2]
+    spellings = sorted(
+        {last, last[:1].upper() + last[1:], last[:1].lower() + last[1:], _snake(last)}
+    )
+    marks = ",".join("?" * len(spellings))
+    rows = conn.execute(
+        f"SELECT id FROM symbols WHERE name IN ({marks}) AND kind IN ('function', 'method')",
+        spellings,
+    ).fetchall()
+    found = symbols_by_ids(conn, [int(r[0]) for r in rows])
+    return [
+        ArtifactLink("handled by", ref, ref.line, f"operationId {op_id} names it", 0.7)
+        for ref in sorted(found.values(), key=lambda r: (r.file, r.line))
+        if "." not in op_id or ref.full_name.endswith(op_id) or ref.full_name == op_id
+    ]
 
 
 def _sql_users(conn: sqlite3.Connection, table: str, own_file: str) -> list[ArtifactLink]:
@@ -114,7 +172,7 @@ def _sql_users(conn: sqlite3.Connection, table: str, own_file: str) -> list[Arti
         for sid, (line, evidence) in found.items()
         if sid in refs
     ]
-    return sorted(links, key=lambda link: (link.symbol.file, link.line))[:MAX_LINKS]
+    return links
 
 
 def _sql_uses(text: str, language: str, use: re.Pattern[str]) -> list[tuple[int, str]]:
@@ -191,8 +249,7 @@ def _implementations(conn: sqlite3.Connection, rpcs: list[str]) -> list[Artifact
         )  # fmt: skip
         confidence = 0.9 if complete else 0.5
         links.append(ArtifactLink("implemented by", owner, owner.line, evidence, confidence))
-    links.sort(key=lambda link: (-link.confidence, link.symbol.file, link.line))
-    return links[:MAX_LINKS]
+    return links
 
 
 def _snake(name: str) -> str:
