@@ -47,6 +47,7 @@ MUST_HAVE = {
     ("Counter.bump", "Counter.render", "render"),
     ("List.add", "List", "render"),
     ("_CounterState.bump", "_CounterState.build", "render"),
+    ("_LoggedState.bump", "_LoggedState.build", "render"),  # through its own setState
     ("List", "List.add", "handler"),
     ("Counter.render", "Counter.bump", "handler"),
     ("Todo", "Todo.archive", "handler"),  # Vue @click

@@ -42,8 +42,8 @@ def _class_renders(conn: sqlite3.Connection, project: Project) -> list[EdgeRow]:
     """``this.setState`` in a React component class -> its ``render``; ``setState`` in a
     Flutter ``State`` -> its ``build``."""
     rows = conn.execute(
-        "SELECT source_id, name, receiver, file_id, line, col FROM refs"
-        " WHERE kind = 'calls' AND resolved = 0"
+        # resolved ones too: a State may override setState and call super.setState
+        "SELECT source_id, name, receiver, file_id, line, col FROM refs WHERE kind = 'calls'"
         f" AND name IN ({','.join('?' * len(CLASS_UPDATES))}) ORDER BY file_id, line, col",
         CLASS_UPDATES,
     ).fetchall()
