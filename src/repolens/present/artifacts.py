@@ -3,10 +3,11 @@ artifact symbol with its text and the code it links to."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from repolens.index.artifacts import Refresh
-from repolens.present.format import Answer, cite, code_block, plural
+from repolens.present.format import Answer, cite, numbered, plural
 from repolens.query.artifact_links import ArtifactLink
 from repolens.query.artifacts import ArtifactHit, ArtifactInfo, ArtifactSymbolRef
 from repolens.query.symbols import FILE_KIND
@@ -69,7 +70,7 @@ def render_hits(
     for index, hit in enumerate(hits):
         title = f"## [{hit.artifact}] {cite(hit.file, hit.start_line, hit.end_line)}"
         title += f"  {hit.symbol or hit.kind}  (score {hit.score:.2f})"
-        block = f"{title}\n{code_block(hit.snippet.split(chr(10)), hit.start_line)}"
+        block = f"{title}\n{_block(hit.snippet.split(chr(10)), hit.start_line, _fence(hit.file))}"
         if not out.add(block):
             out.leave_out(f"{len(hits) - index} more hits", "raise `budget` or lower `limit`")
             break
@@ -111,7 +112,7 @@ def render_symbol(
     """A named artifact symbol: its definition, then the code that uses it."""
     head = f"## {symbol.kind} {symbol.qualified_name} [{symbol.artifact}]"
     head += f" {cite(symbol.file, symbol.line, symbol.end_line)}"
-    if not out.add(f"{head}\n{code_block(lines, symbol.line, _fence(symbol.file))}"):
+    if not out.add(f"{head}\n{_block(lines, symbol.line, _fence(symbol.file))}"):
         out.add_clipped(head)
         out.leave_out(f"the text of {symbol.qualified_name}")
     if links:
@@ -122,6 +123,14 @@ def render_symbol(
 
 _FENCES = {"sql": "sql", "proto": "proto", "graphql": "graphql", "gql": "graphql",
            "yaml": "yaml", "yml": "yaml", "json": "json", "md": "markdown"}  # fmt: skip
+
+
+def _block(lines: list[str], first_line: int, language: str) -> str:
+    """A numbered block fenced by more backticks than any run inside it (docs hold
+    fenced code of their own)."""
+    longest = max((len(run) for line in lines for run in re.findall(r"`{3,}", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{numbered(lines, first_line)}\n{fence}"
 
 
 def _fence(path: str) -> str:
