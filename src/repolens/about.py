@@ -49,6 +49,7 @@ def about(project: Project) -> dict[str, Any]:
             "index": str(db),
             "index_exists": db.is_file(),
             "index_bytes": folder_bytes(project.data_dir),
+            "shared_store": _shared_store(project),
         },
         "embedding": {
             "provider": settings.embed_provider,
@@ -59,6 +60,15 @@ def about(project: Project) -> dict[str, Any]:
     if db.is_file():
         data["embedding"]["profile_in_index"] = _stored_profile(db)
     return data
+
+
+def _shared_store(project: Project) -> str | None:
+    """The store this project shares with its repository's other worktrees and branches
+    (``None`` outside git, or with ``shared_store`` off)."""
+    from repolens.store.shared import store_path  # loads the parser's version: only here
+
+    path = store_path(project)
+    return str(path) if path else None
 
 
 def _config_file(root: Path) -> str | None:
@@ -97,6 +107,8 @@ def about_lines(data: dict[str, Any]) -> list[str]:
         f"config file: {project['config_file'] or f'none ({CONFIG_FILE} at the root)'}",
         f"data dir: {store['data_dir']}",
         f"index: {store['index']} ({size})",
+        "store shared with the repository's worktrees: "
+        + (store["shared_store"] or "none (not a git repository, or shared_store off)"),
         f"embeddings: provider {embed['provider']}, model {embed['model']}",
         f"profile in the index: {made}",
     ]

@@ -114,6 +114,8 @@ def test_a_second_worktree_parses_and_embeds_nothing_and_answers_as_a_clean_inde
     assert again["embed"]["embedded"] == 0
     assert again["embed"]["shared_hits"] == again["embed"]["windows"] == windows
     assert (second / ".repolens" / "index.db").is_file()  # its own view, in its own tree
+    shared = [repolens(tree, env, "about")["data"]["shared_store"] for tree in (repo, second)]
+    assert shared == [str(store_file(env))] * 2
     assert view(second) == clean_view(second, tmp_path, env)
     assert callers(second, env, "app.util.format_name") == ["app.service.describe"]
     found = repolens(second, env, "search", "create a user and save it")
@@ -245,3 +247,17 @@ def test_a_new_branch_index_in_branch_aware_mode_takes_every_file_from_the_store
     done = repolens(repo, aware, "index", "--no-embed", ".")
     assert (done["index"]["parsed"], done["index"]["reused"]) == (0, FILES)
     assert (repo / ".repolens" / "branches" / "topic" / "index.db").is_file()
+
+
+def test_a_store_that_cannot_be_made_costs_reuse_never_the_index(
+    repo: Path, env: dict[str, str]
+) -> None:
+    blocked = Path(env["XDG_STATE_HOME"]) / "repolens" / "stores"
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("not a folder")
+    command = [sys.executable, "-m", "repolens", "index", "--no-embed", ".", "--json"]
+    done = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["index"]["parsed"] == FILES
+    assert "shared store" in done.stderr  # said, not hidden
+    assert callers(repo, env, "app.util.format_name") == ["app.service.describe"]

@@ -18,6 +18,7 @@ on. It is a cache: a store that cannot be opened or written costs reuse, never a
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -68,10 +69,17 @@ def store_path(project: Project) -> Path | None:
     repository or when the ``shared_store`` setting is off."""
     if not project.settings.shared_store:
         return None
-    common = git_common_dir(project.root)
+    common = _common_dir(project.root)
     if common is None:
         return None
     return stores_dir() / _repository_key(common) / STORE_NAME
+
+
+@functools.lru_cache(maxsize=64)
+def _common_dir(root: Path) -> Path | None:
+    """``git_common_dir``, asked once per root and process: a watcher opens the store for
+    every update, and git takes milliseconds to start."""
+    return git_common_dir(root)
 
 
 def _repository_key(common: Path) -> str:
@@ -178,6 +186,9 @@ def cached_facts(
 # -- the writer's side ---------------------------------------------------------------------
 
 
+_registered: set[tuple[Path, Path]] = set()  # (store, index data dir) noted by this process
+
+
 class SharedStore:
     """A read-write connection to one repository's store. Every method is best effort:
     a locked, full or damaged store is logged and skipped, never raised."""
@@ -201,15 +212,21 @@ class SharedStore:
         if conn is None:
             return None
         store = cls(path, conn)
-        common = git_common_dir(project.root)
-        store._write(
+        if (path, project.data_dir) not in _registered:
+            store._register(project)
+            _registered.add((path, project.data_dir))
+        return store
+
+    def _register(self, project: Project) -> None:
+        """Note that ``project``'s index uses the store (for ``prune``), and which
+        repository the store is of (for people reading what ``prune`` says)."""
+        self._write(
             "INSERT INTO indexes(data_dir, root, seen_at) VALUES (?, ?, ?) ON CONFLICT(data_dir)"
             " DO UPDATE SET root = excluded.root, seen_at = excluded.seen_at",
             [(str(project.data_dir), str(project.root), time.time())],
         )
-        store._write("INSERT OR REPLACE INTO meta(key, value) VALUES ('repository', ?)",
-                     [(str(common),)])  # fmt: skip
-        return store
+        self._write("INSERT OR REPLACE INTO meta(key, value) VALUES ('repository', ?)",
+                    [(str(_common_dir(project.root)),)])  # fmt: skip
 
     def close(self) -> None:
         self.conn.close()
