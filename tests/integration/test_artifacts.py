@@ -228,6 +228,13 @@ def test_artifacts_link_into_the_code_graph(shop: Path) -> None:
             ("handled by", "shop.handlers.cancel_order", 4),  # no route: its operationId
         }
         assert link_rows(conn, "GET /invoices/{id}", "operation") == set()
+        assert link_rows(conn, "Query.order", "query") == {
+            ("resolved by", "shop.graphql_api.Query.resolve_order", 11),  # Graphene's name
+        }
+        assert link_rows(conn, "Mutation.cancelOrder", "mutation") == {
+            ("resolved by", "shop.graphql_api.cancel", 15),  # Ariadne's @mutation.field(...)
+        }
+        assert link_rows(conn, "Query.orders", "query") == set()
         assert link_rows(conn, "OrderService", "service") == {
             ("implemented by", "shop.grpc_server.OrderServicer", 6),
             ("implemented by", "go/ordersvc.Server", 3),  # Go methods on a struct

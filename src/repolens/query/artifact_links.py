@@ -9,6 +9,9 @@ code changes and the artifact does not:
 - a SQL ``table`` or ``view`` is used by the functions whose SQL strings name it after
   ``FROM``, ``JOIN``, ``INTO`` or ``UPDATE … SET`` (a string counts as SQL when it, or the
   string just before it, holds a SQL verb; in ``.sql`` code files every line does);
+- a GraphQL root field (``Query.order``) is resolved by the functions that resolvers'
+  conventions name (a decorator naming the field, ``resolve_order``, a method ``order`` of
+  a class ``Query``);
 - a protobuf ``service`` is implemented by the classes (or structs) whose methods are
   named as its rpcs (``GetOrder``, ``get_order``); one holding more than half of them
   (two at least) is listed as partial, at a lower confidence.
@@ -59,6 +62,7 @@ class ArtifactLink:
     subject: str = ""  # the artifact symbol linked from (``orders``, ``GET /orders/{id}``)
 
 
+GRAPHQL_ROOTS = ("query", "mutation", "subscription")
 GENERATED_CONFIDENCE = 0.6  # a generated stub "implements" a service by construction
 
 
@@ -73,6 +77,8 @@ def links_of(conn: sqlite3.Connection, artifact: ArtifactSymbolRef) -> list[Arti
         links = _implementations(
             conn, [c.name for c in children(conn, artifact) if c.kind == "rpc"]
         )
+    elif artifact.kind in GRAPHQL_ROOTS:
+        links = _resolvers(conn, artifact)
     else:
         return []
     roles = _roles(conn, {link.symbol.file for link in links})
@@ -140,6 +146,39 @@ def _named_by_operation_id(conn: sqlite3.Connection, op_id: str) -> list[Artifac
         ArtifactLink("handled by", ref, ref.line, f"operationId {op_id} names it", 0.7)
         for ref in sorted(found.values(), key=lambda r: (r.file, r.line))
         if "." not in op_id or ref.full_name.endswith(op_id) or ref.full_name == op_id
+    ]
+
+
+def _resolvers(conn: sqlite3.Connection, field: ArtifactSymbolRef) -> list[ArtifactLink]:
+    """Functions that resolve a root field (``Query.order``), as the common Python and JS
+    libraries name them: a decorator naming the field (Ariadne's ``@query.field("order")``),
+    ``resolve_order`` / ``resolveOrder`` (Graphene), or a method ``order`` of a class named
+    as the type (Strawberry's ``class Query``, ``QueryResolver``)."""
+    owner, _, name = field.qualified_name.rpartition(".")
+    upper = name[:1].upper() + name[1:]
+    resolver_names = sorted({f"resolve_{_snake(name)}", f"resolve{upper}", f"resolve_{name}"})
+    decorated = [f'%.field("{name}")%', f"%.field('{name}')%"]
+    marks = ",".join("?" * len(resolver_names))
+    rows = conn.execute(
+        "SELECT s.id, CASE WHEN s.decorators LIKE ? OR s.decorators LIKE ? THEN 'decorator'"
+        f" WHEN s.name IN ({marks}) THEN 'name' ELSE 'class' END"
+        " FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id"
+        " WHERE s.kind IN ('function', 'method') AND (s.decorators LIKE ? OR s.decorators LIKE ?"
+        f" OR s.name IN ({marks}) OR (s.name IN (?, ?) AND p.kind = 'class'"
+        " AND (p.name = ? OR p.name IN (? || 'Resolver', ? || 'Resolvers', ? || 'Type'))))",
+        (*decorated, *resolver_names, *decorated, *resolver_names, name, _snake(name),
+         owner, owner, owner, owner),
+    ).fetchall()  # fmt: skip
+    how = {int(r[0]): str(r[1]) for r in rows}
+    refs = symbols_by_ids(conn, list(how))
+    evidence = {
+        "decorator": (f'a decorator names the field "{name}"', 0.9),
+        "name": (f"a resolver named for {field.qualified_name}", 0.8),
+        "class": (f"a method of the class for {owner}", 0.7),
+    }
+    return [
+        ArtifactLink("resolved by", ref, ref.line, *evidence[how[ref.id]])
+        for ref in sorted(refs.values(), key=lambda r: (r.file, r.line))
     ]
 
 

@@ -295,7 +295,7 @@ def _chunk_rows(
                         str(r[7])) for r in rows}  # fmt: skip
 
 
-LINKED_KINDS = ("operation", "table", "view", "service")
+LINKED_KINDS = ("operation", "table", "view", "service", "query", "mutation", "subscription")
 
 
 def symbols_in(
