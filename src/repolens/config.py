@@ -237,6 +237,21 @@ def _artifacts(value: Any) -> tuple[ArtifactSpec, ...]:
     return tuple(specs)
 
 
+TOOL_SETS = ("auto", "core", "all")
+
+
+def _tool_set(value: Any) -> str | tuple[str, ...]:
+    """``auto`` / ``core`` / ``all``, or the names of the tools to offer (a list in the
+    file, comma-separated in the environment); the names are checked by the server,
+    which knows its tools."""
+    if isinstance(value, str) and value.strip().lower() in TOOL_SETS:
+        return value.strip().lower()
+    names = _string_list(value)
+    if not names:
+        raise ValueError(value)
+    return names
+
+
 RESUME_MODES = ("current", "all", "off")
 
 
@@ -303,6 +318,10 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("chunk_max_lines", 60, _chunk_lines, "a number of lines from 10 to 60",
                 "Longest chunk (search result and embedding unit); smaller is finer-grained"
                 " search. Changing it re-chunks every file on the next run."),
+    SettingSpec("mcp_tools", "auto", _tool_set,
+                "auto, core, all, or a list of tool names",
+                "Tools `serve` offers: core (the few most questions need), all, or the ones"
+                " listed; auto: core on a small project, all on a larger one."),
     SettingSpec("search_limit", 10, _search_limit, "a number from 1 to 200",
                 "Results a search returns when the call does not say."),
     SettingSpec("log_level", "warning", _choice("debug", "info", "warning", "error"),

@@ -27,8 +27,11 @@ from repolens.index.status import embedding_status
 from repolens.index.watcher import watch_allowed
 from repolens.links import labels
 from repolens.mcp.paths import PathError, confine
+from repolens.mcp.surface import ProjectSize, measure
 from repolens.project import Project
 from repolens.store.db import StoreError, connect
+
+SIZE_TTL = 60.0
 
 
 class ToolInputError(Exception):
@@ -46,11 +49,26 @@ class ProjectHandle:
     _provider: Any = None
     _provider_error: str = ""
     _provider_lock: threading.Lock = field(default_factory=threading.Lock)
+    _size: ProjectSize | None = None
+    _size_at: float = 0.0
 
     def __post_init__(self) -> None:
         embed = self.project.settings.embed_provider != "none"
         self.writer = BackgroundIndexer(self.project, embed=embed)
         self.label = self.label or self.project.root.name
+
+    def size(self) -> ProjectSize:
+        """The project's size (it sets default budgets), measured again at most every
+        ``SIZE_TTL`` seconds: a first index run makes it grow."""
+        now = time.monotonic()
+        if self._size is None or now - self._size_at > SIZE_TTL:
+            self._size, self._size_at = measure(self.project), now
+        return self._size
+
+    def budget(self, asked: int | None, base: int) -> int:
+        """The characters an answer may take: what the call asked, else ``base`` (the
+        default for a medium project) scaled to this project's size."""
+        return asked if asked is not None else self.size().budget(base)
 
     @property
     def root(self) -> Path:

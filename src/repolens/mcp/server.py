@@ -7,11 +7,14 @@ short because agents weigh them lightly, and every tool's description repeats it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mcp.server.mcpserver import MCPServer
 
 from repolens import __version__
 from repolens.mcp.runtime import Runtime
-from repolens.mcp.toolkit import register
+from repolens.mcp.surface import has_routes, offered_tools
+from repolens.mcp.toolkit import register, tool_marks
 from repolens.mcp.tools_analysis import AnalysisTools
 from repolens.mcp.tools_artifacts import ArtifactTools
 from repolens.mcp.tools_change import ChangeTools
@@ -22,30 +25,37 @@ from repolens.mcp.tools_project import ProjectTools
 from repolens.mcp.tools_routes import RouteTools
 from repolens.mcp.tools_search import SearchTools
 
-INSTRUCTIONS = """\
+INTRO = """\
 repolens knows this codebase: every symbol, the call graph, and the code itself (keyword + \
 semantic search). Prefer it to grep and to opening whole files: answers cite path:line and \
 include code with line numbers — treat that code as already read.
 
-Which tool:
-- context — START HERE for a question or task ("how are retries handled?", "add a flag to \
-X", or symbol names): entry points, related symbols, call paths and their code.
-- trace — how A reaches B: the call path with each hop's code. Do not rebuild paths with \
-callers/callees.
-- search — find code by meaning or keywords (filters: path, language, kind).
-- symbols — find a symbol by name; node — one symbol (or file) in full: signature, \
-docstring, code, callers and callees.
-- callers / callees / impact — who uses X, what X uses, what breaks if X changes.
-- routes / entrypoints / flow — HTTP routes and their handlers, where execution starts, \
-and what runs from a symbol or a route ("GET /orders/{id}"; a route works as a symbol).
-- deps, cycles, deadcode, graph_stats, files — imports of a file, import cycles, unused \
-code, graph quality, the indexed tree.
-- diagram — a Mermaid picture (imports, calls, flow, path) to show a person.
-- artifacts, artifact_search — schemas, API specs and docs named in .repolens.toml, \
-linked to the code that uses them (artifact_index, artifact_remove manage them).
-- status, index, update, stop, remove, health, projects, watch, about — manage the index \
-(watch: start/stop/status of the file watcher; about: version, profile, where data lives).
+Which tool:"""
 
+# One line per group of tools, shown when the server offers any of them, naming only
+# those it offers; ``{}`` is where the names go.
+WHICH_TOOL: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("context",), "{} — START HERE for a question or task (\"how are retries handled?\","
+     " \"add a flag to X\", or symbol names): entry points, related code, call paths."),
+    (("trace",), "{} — how A reaches B, each hop's code; do not chain callers/callees."),
+    (("search",), "{} — code by meaning or keywords (code=false: signatures only)."),
+    (("symbols", "node"), "{} — a symbol by name; one symbol or file in full."),
+    (("callers", "callees", "impact"), "{} — who uses X, what X uses, what breaks if X"
+     " changes (tests counted by file when they dominate)."),
+    (("affected",), "{} — a diff's changed symbols, dependents and tests to run."),
+    (("routes", "entrypoints", "flow"), "{} — HTTP routes, where execution starts, what runs"
+     " from a symbol or a route (\"GET /orders/{{id}}\")."),
+    (("hierarchy", "explore"), "{} — bases and subclasses; how named symbols connect."),
+    (("deps", "cycles", "deadcode", "graph_stats", "files"), "{} — imports, import cycles,"
+     " unused code, graph quality, the indexed tree."),
+    (("diagram",), "{} — a Mermaid picture to show a person."),
+    (("artifacts", "artifact_search", "artifact_index", "artifact_remove"), "{} — schemas,"
+     " API specs and docs named in .repolens.toml, linked to the code."),
+    (("status", "index", "update", "stop", "remove", "health", "projects", "watch", "about"),
+     "{} — the index and the server."),
+)  # fmt: skip
+
+OUTRO = """\
 Symbols can be given as Name, Class.method, pkg.module.name, path/file.py:Name or \
 path/file.py:LINE. An ambiguous or unknown name returns candidates — pick one, never guess. \
 Answers are budgeted (`budget`, in characters) and end with what was left out and how to \
@@ -54,17 +64,26 @@ unknown, not none. If the index is still being built, answers say so.\
 """
 
 
+def instructions(offered: Sequence[str], hidden: Sequence[str]) -> str:
+    """The text sent at initialize: which offered tool answers what, and the tools this
+    server holds back (so an agent can tell its user how to get them)."""
+    lines = [INTRO]
+    for names, text in WHICH_TOOL:
+        shown = [name for name in names if name in offered]
+        if shown:
+            lines.append("- " + text.format(", ".join(shown)))
+    if hidden:
+        lines.append(
+            f'Not offered by this server: {", ".join(hidden)} (mcp_tools = "all" in'
+            " .repolens.toml, or REPOLENS_MCP_TOOLS=all, offers them)."
+        )
+    return "\n".join([*lines, "", OUTRO])
+
+
 def build_server(runtime: Runtime) -> MCPServer:
-    """An MCP server exposing every repolens tool for ``runtime``'s projects."""
-    app: MCPServer = MCPServer(
-        "repolens",
-        title="repolens code intelligence",
-        instructions=INSTRUCTIONS,
-        version=__version__,
-        log_level="WARNING",
-    )
-    register(
-        app,
+    """An MCP server offering the repolens tools ``mcp_tools`` picks for the served
+    project (see ``repolens.mcp.surface``), for ``runtime``'s projects."""
+    groups = (
         SearchTools(runtime),
         GraphTools(runtime),
         RouteTools(runtime),
@@ -75,4 +94,21 @@ def build_server(runtime: Runtime) -> MCPServer:
         ChangeTools(runtime),
         ArtifactTools(runtime),
     )
+    known = [mark.name for mark, _ in tool_marks(groups)]
+    project = runtime.main.project
+    offered = offered_tools(
+        project.settings.mcp_tools,
+        known,
+        runtime.main.size(),
+        has_routes=has_routes(project),
+        has_artifacts=bool(project.settings.artifacts),
+    )
+    app: MCPServer = MCPServer(
+        "repolens",
+        title="repolens code intelligence",
+        instructions=instructions(offered, [n for n in known if n not in offered]),
+        version=__version__,
+        log_level="WARNING",
+    )
+    register(app, groups, offered)
     return app

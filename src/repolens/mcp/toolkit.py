@@ -9,9 +9,10 @@ and the server itself never goes down because of an argument.
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
@@ -35,18 +36,18 @@ log = logging.getLogger("repolens.mcp")
 F = TypeVar("F", bound=Callable[..., Any])
 
 MIN_BUDGET, MAX_BUDGET = 400, 100_000
-SHORT, LONG = 6_000, 10_000  # default budgets: lists, and answers with code
+SHORT, LONG = 6_000, 10_000  # default budgets of a medium project: lists, answers with code
 
 ProjectPath = Annotated[
     str | None,
-    Field(description="Project root (absolute path). Omit for the project this server serves."),
+    Field(description="Another served project's root (see `projects`); omit for this one."),
 ]
 Budget = Annotated[
-    int,
+    int | None,
     Field(
         ge=MIN_BUDGET,
         le=MAX_BUDGET,
-        description="Maximum characters in the answer (about 4 characters per token).",
+        description="Most characters in the answer (~4 per token); default sized to the project.",
     ),
 ]
 SymbolName = Annotated[
@@ -150,24 +151,34 @@ def lookup_message(message: str, candidates: Sequence[SymbolRef]) -> str:
     return "\n".join(lines)
 
 
-def register(app: MCPServer, *groups: object) -> list[str]:
-    """Add every ``@tool`` method of ``groups`` to ``app``; return the tool names."""
-    names = []
+def tool_marks(groups: Sequence[object]) -> list[tuple[ToolMark, Callable[..., Any]]]:
+    """Every ``@tool`` method of ``groups`` with its mark, in the groups' order."""
+    found = []
     for group in groups:
         for attr in dir(group):
             method = getattr(group, attr)
             mark = getattr(method, "__repolens_tool__", None)
-            if not isinstance(mark, ToolMark):
-                continue
-            hints = ToolAnnotations(
-                title=mark.title,
-                read_only_hint=mark.read_only,
-                destructive_hint=None if mark.read_only else mark.destructive,
-                idempotent_hint=None if mark.read_only else mark.idempotent,
-                open_world_hint=False,
-            )
-            app.add_tool(
-                method, name=mark.name, title=mark.title, annotations=hints, structured_output=False
-            )
-            names.append(mark.name)
+            if isinstance(mark, ToolMark):
+                found.append((mark, method))
+    return found
+
+
+def register(app: MCPServer, groups: Sequence[object], offered: Collection[str]) -> list[str]:
+    """Add the ``@tool`` methods of ``groups`` named in ``offered`` to ``app``; return
+    their names."""
+    names = []
+    for mark, method in tool_marks(groups):
+        if mark.name not in offered:
+            continue
+        hints = ToolAnnotations(
+            title=mark.title,
+            read_only_hint=mark.read_only,
+            destructive_hint=None if mark.read_only else mark.destructive,
+            idempotent_hint=None if mark.read_only else mark.idempotent,
+            open_world_hint=False,
+        )
+        description = " ".join((inspect.getdoc(method) or "").split())  # one paragraph
+        app.add_tool(method, name=mark.name, title=mark.title, description=description,
+                     annotations=hints, structured_output=False)  # fmt: skip
+        names.append(mark.name)
     return names

@@ -41,16 +41,16 @@ class AnalysisTools(ToolGroup):
                 description="The file (relative to the project root, or a unique path suffix).",
             ),
         ],
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """What a file imports (project files it depends on, then external or unresolved
-        modules) and which files import it, each with path:line of the import statement."""
+        """A file's imports (project files, then external or unresolved modules) and the files
+        that import it, each with the import's path:line."""
         handle = self.rt.handle(projectPath)
         relative = confine(handle.root, path)
         with handle.reader() as conn:
             deps = file_deps(conn, relative)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add_clipped(f"# Dependencies of {deps.file}")
         render_deps(out, deps)
         return finish(out, handle)
@@ -59,16 +59,16 @@ class AnalysisTools(ToolGroup):
     def cycles(
         self,
         limit: Annotated[int, Field(ge=1, le=200, description="Maximum cycles.")] = 20,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Circular imports between project files, each as a chain of files with the import
-        statements (path:line) that close it."""
+        """Import cycles between project files, each with the import statements (path:line)
+        that close it."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             found = import_cycles(conn, limit=limit + 1)
             links = {n: cycle_links(conn, files) for n, files in enumerate(found[:limit], start=1)}
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add(f"# Import cycles: {len(found[:limit])}{'+' if len(found) > limit else ''}")
         if not found:
             out.add("No circular imports between project files.")
@@ -85,17 +85,17 @@ class AnalysisTools(ToolGroup):
             Field(description="Kinds to check, comma-separated (default function,method,class)."),
         ] = None,
         limit: Limit = 100,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Functions, methods and classes nothing in the project refers to (entry points,
-        tests, registered callbacks, overrides and public API excluded), then those only
-        unresolved references might reach. Check before deleting: dynamic use is invisible."""
+        """Code nothing in the project uses (entry points, tests, callbacks, overrides and
+        public API spared), then code only unresolved references might reach.
+        Dynamic use is invisible: check before deleting."""
         handle = self.rt.handle(projectPath)
         kinds = split_list(kind) or DEAD_KINDS
         with handle.reader() as conn:
             report = dead_code_report(conn, kinds=kinds, limit=limit)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add(
             f"# Dead code ({', '.join(kinds)}): {plural(report.total_dead, 'unused symbol')},"
             f" {report.total_possibly} possibly unused"
@@ -107,19 +107,17 @@ class AnalysisTools(ToolGroup):
     def graph_stats(
         self,
         top: Annotated[int, Field(ge=0, le=50, description="Most connected symbols to list.")] = 10,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Size and quality of the code graph: files, symbols and edges by kind, per-language
-        share of references left unresolved (and why), the file dependency graph (average
-        imports per file, orphan files, most connected files), and the most connected
-        symbols."""
+        """Size and quality of the code graph: symbols and edges by kind, unresolved references
+        per language, most connected files and symbols."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             stats = graph_stats(conn, top=top)
         connected = stats.pop("most_connected", [])
         deps = stats.pop("dependencies")
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add("# Graph statistics")
         out.add(
             f"file dependencies: {deps['source_files']} source files,"

@@ -54,11 +54,11 @@ def _check(handle: ProjectHandle, name: str) -> None:
 
 class ArtifactTools(ToolGroup):
     @tool("artifacts", "Context artifacts")
-    def artifacts(self, budget: Budget = SHORT, projectPath: ProjectPath = None) -> str:
+    def artifacts(self, budget: Budget = None, projectPath: ProjectPath = None) -> str:
         """The project's context artifacts (schemas, API specs, docs in .repolens.toml):
         files, what each defines, share embedded. Indexed on first use."""
         handle = self.rt.handle(projectPath)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         with _fresh(handle) as (conn, _refresh, note):
             provider, _ = handle.provider()
             infos = list_artifacts(conn, provider.profile.key() if provider else None)
@@ -72,7 +72,7 @@ class ArtifactTools(ToolGroup):
         query: Annotated[str, Field(min_length=1, max_length=2000, description="What to find.")],
         artifact: ArtifactName = None,
         limit: Annotated[int, Field(ge=1, le=50, description="Maximum results.")] = 8,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
         """Search SQL schemas, API specs, GraphQL/protobuf schemas and docs; each hit with
@@ -84,7 +84,7 @@ class ArtifactTools(ToolGroup):
             provider, _ = handle.provider()
             hits = search_artifacts(conn, query, artifact=artifact, limit=limit, provider=provider)
             links = hit_links(conn, hits)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add(f"# Artifact search: {query}")
         render_hits(out, hits, links)
         return finish(out, handle, note)

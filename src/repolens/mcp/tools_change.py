@@ -34,13 +34,12 @@ class ChangeTools(ToolGroup):
             Field(max_length=MAX_PATCH, description="A unified diff to read instead of git."),
         ] = None,
         depth: Annotated[int, Field(ge=1, le=10, description="Steps of dependents.")] = 3,
-        budget: Budget = LONG,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:  # fmt: skip
-        """Review a change: the symbols whose lines the diff changes, everything that
-        depends on them (callers, subclasses, overrides, transitively, nearest first), the
-        tests that reach them, then the changed symbols' current code. Use it before
-        committing or when reviewing a branch."""
+        """Review a diff (the working tree, staged changes, a revision or a patch): the
+        symbols it changes, what depends on them, the tests that reach them, then the
+        changed code. Use before committing or reviewing."""
         if sum((rev is not None, staged, patch is not None)) > 1:
             raise ToolInputError("give one of rev, staged and patch")
         handle = self.rt.handle(projectPath)
@@ -53,7 +52,7 @@ class ChangeTools(ToolGroup):
             found = affected(conn, changes, depth=depth)
             source = SourceCache(handle.root, conn)
             languages = languages_of(conn, {c.symbol.file for c in found.changed})
-            out = Answer(budget)
+            out = Answer(handle.budget(budget, LONG))
             for line in affected_lines(found):
                 out.add_clipped(line)
             for item in found.changed:

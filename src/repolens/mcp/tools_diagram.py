@@ -71,10 +71,9 @@ class DiagramTools(ToolGroup):
         ] = "mermaid",
         projectPath: ProjectPath = None,
     ) -> str:
-        """Draw part of the code graph as Mermaid flowchart text, for a person to look at:
-        which modules depend on which (and where the import cycles are), who calls a
-        symbol and what it calls, how a request flows, how A reaches B. Show the text in a
-        ```mermaid block. For reading code yourself, prefer context, trace and node."""
+        """Mermaid flowchart text of the imports, a symbol's calls, a flow or a call path, to
+        show a person in a ```mermaid block. To read code yourself, use context,
+        trace and node."""
         handle = self.rt.handle(projectPath)
         text = confine_scope(handle.root, scope) if scope else None
         if output == "url":

@@ -127,20 +127,20 @@ class GraphTools(ToolGroup):
         symbol: SymbolName,
         file: FileFilter = None,
         kind: KindFilter = None,
-        budget: Budget = LONG,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Everything about one symbol: signature, docstring, decorators, its callers and
-        callees (with unresolved calls), and its code with line numbers. Given a file path,
-        the file's outline. Use it after `search`/`symbols`/`context` to read one symbol."""
+        """One symbol in full: signature, docstring, decorators, callers, callees and its code;
+        a file path gives its outline. Use it to read one symbol after search,
+        symbols or context."""
         with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             if sym.kind == FILE_KIND:
-                return self._file_node(conn, handle, sym, budget)
+                return self._file_node(conn, handle, sym, handle.budget(budget, LONG))
             facts = _facts(conn, sym)
             source = SourceCache(handle.root, conn)
             lines = source(sym.file)
             language = languages_of(conn, {sym.file}).get(sym.file, "")
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, LONG))
         render_node(out, facts, lines, language)
         return finish(out, handle, source.stale_note())
 
@@ -149,7 +149,7 @@ class GraphTools(ToolGroup):
     ) -> str:
         deps = file_deps(conn, sym.file)
         outline = search_symbols(conn, "", file=sym.file, limit=501)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, LONG))
         out.add_clipped(f"# {sym.file} (file, module {sym.full_name})")
         out.add(
             f"Imports {len(deps.imports)} project files, {len(deps.unresolved)} outside;"
@@ -168,14 +168,14 @@ class GraphTools(ToolGroup):
         limit: Limit = 100,
         include_tests: IncludeTests = None,
         linked: Linked = False,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Every resolved caller of a symbol (calls, instantiations, references) with the
-        call site path:line and how sure the resolver is; plus unresolved references
-        carrying its name, which may be callers too (so an empty list is never a false
-        "no callers")."""
+        """Who calls or uses a symbol, each call site with its certainty, then unresolved
+        references carrying its name (so "no callers" is never said when callers are
+        unknown)."""
         if linked:
+            budget = self.rt.main.budget(budget, SHORT)
             return LinkedQueries(self.rt).edges(
                 symbol, file, kind, limit, budget, projectPath, callee=False
             )
@@ -183,7 +183,7 @@ class GraphTools(ToolGroup):
             hits = callers(conn, sym, limit=limit + 1)
             maybe = possible_callers(conn, sym, limit=limit)
         listed, tests = split_tests(hits[:limit], lambda h: h.symbol, include_tests)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         of_them = f", {len(tests)} of them tests" if tests else ""
         out.add_clipped(
             f"# Callers of {label(sym)}: {len(hits[:limit])}{'+' if len(hits) > limit else ''}"
@@ -210,20 +210,20 @@ class GraphTools(ToolGroup):
         kind: KindFilter = None,
         limit: Limit = 100,
         linked: Linked = False,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """What a symbol calls, instantiates or references (for a class: what its methods
-        use outside it), each with the call site and certainty; then the calls the
-        resolver could not connect (unknown targets) and builtin/external ones."""
+        """What a symbol calls, makes or uses, each call site with its certainty, then the
+        calls the resolver could not connect and the builtin or external ones."""
         if linked:
+            budget = self.rt.main.budget(budget, SHORT)
             return LinkedQueries(self.rt).edges(
                 symbol, file, kind, limit, budget, projectPath, callee=True
             )
         with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             hits = callees(conn, sym, limit=limit + 1)
             unresolved = unresolved_calls(conn, sym)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add_clipped(
             f"# Callees of {label(sym)}: {len(hits[:limit])}"
             f"{'+' if len(hits) > limit else ''} resolved, {len(unresolved)} not"
@@ -242,20 +242,20 @@ class GraphTools(ToolGroup):
         limit: Annotated[int, Field(ge=1, le=2000, description="Maximum dependents.")] = 300,
         include_tests: IncludeTests = None,
         linked: Linked = False,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """The blast radius of changing a symbol: everything that calls, instantiates,
-        references, subclasses or overrides it, transitively up to `depth`, grouped by file
-        with the depth and the edge that links each one."""
+        """What may break if a symbol changes: whatever calls, references, subclasses or
+        overrides it, transitively to `depth`, grouped by file."""
         if linked:
+            budget = self.rt.main.budget(budget, SHORT)
             return LinkedQueries(self.rt).impact(
                 symbol, file, kind, depth, limit, budget, projectPath
             )
         with self._symbol(projectPath, symbol, file, kind) as (handle, conn, sym):
             result = impact(conn, sym, depth=depth, limit=limit)
         listed, tests = split_tests(result.hits, lambda h: h.symbol, include_tests)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         files = len(result.by_file())
         of_them = f", {len(tests)} of them tests" if tests else ""
         out.add_clipped(
@@ -283,19 +283,17 @@ class GraphTools(ToolGroup):
                 " means that member.",
             ),
         ],
-        budget: Budget = LONG,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """For a bag of symbol names you already know: the longest call chain through
-        them, in call order, with each call site, then each named symbol's code. Use it
-        instead of `context` when the question is how known pieces connect; use `trace`
-        for exactly two symbols."""
+        """How symbols you name connect: the longest call chain through them in call order,
+        with each call site, then their code. For exactly two symbols use `trace`."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             found = explore_names(conn, names)
             source = SourceCache(handle.root, conn)
             files = {ref.file for ref in [*found.named, *found.chain_symbols()]}
-            out = Answer(budget)
+            out = Answer(handle.budget(budget, LONG))
             render_exploration(out, found, source, languages_of(conn, files))
         return finish(out, handle, source.stale_note())
 
@@ -309,17 +307,15 @@ class GraphTools(ToolGroup):
         ] = "both",
         depth: Annotated[int, Field(ge=1, le=20, description="Steps to follow each way.")] = 10,
         file: FileFilter = None,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """The type hierarchy of a class, interface, trait or protocol: its bases and
-        interfaces (up) and subclasses and implementations (down), transitively, across
-        files and languages, each with where the relationship is written. Bases outside the
-        project are named; unresolved ones are offered as possible subclasses."""
+        """A class's or interface's bases (up) and subclasses and implementations (down),
+        transitively, across files and languages, each where it is written."""
         up, down = direction in ("both", "up"), direction in ("both", "down")
         with self._symbol(projectPath, symbol, file, None) as (handle, conn, sym):
             tree = type_hierarchy(conn, sym, up=up, down=down, depth=depth)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add_clipped(
             f"# Hierarchy of {label(sym)}: {plural(len(tree.up), 'base')},"
             f" {plural(len(tree.down), 'subclass', 'subclasses')}"
@@ -342,15 +338,14 @@ class GraphTools(ToolGroup):
         ],
         maxDepth: Annotated[int, Field(ge=1, le=12, description="Longest path to try.")] = 8,
         linked: Linked = False,
-        budget: Budget = LONG,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """How `source` reaches `target`: the shortest call path, with each hop's code
-        inlined (the calling line marked >) and what the target calls next. Answer flow
-        questions from it instead of chaining callers/callees by hand. A target reached only
-        by dynamic dispatch (it overrides a base method) is traced through that base. When
-        no path exists, says where it may break (unresolved calls)."""
+        """How `source` reaches `target`: the shortest call path with each hop's code (the
+        calling line marked >), through a base method for dynamic dispatch; when
+        none, where it may break. Use it instead of chaining callers and callees."""
         if linked:
+            budget = self.rt.main.budget(budget, LONG)
             return LinkedQueries(self.rt).trace(source, target, maxDepth, budget, projectPath)
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
@@ -359,7 +354,7 @@ class GraphTools(ToolGroup):
             traced = trace_path(conn, src, dst, max_depth=maxDepth)
             hops, base = (traced.hops, traced.via) if traced else (None, None)
             source_cache = SourceCache(handle.root, conn)
-            out = Answer(budget)
+            out = Answer(handle.budget(budget, LONG))
             if hops is None:
                 _no_path(out, conn, src, dst, maxDepth)
                 _endpoints(out, conn, source_cache, (src, dst))

@@ -50,9 +50,9 @@ class IndexTools:
     def index(
         self, extraExtensions: ExtraExtensions = None, projectPath: ProjectPath = None
     ) -> str:
-        """Build or refresh the project's index in the background and return at once:
-        graph and keyword search become usable within seconds, semantic search after
-        embeddings. Unchanged files are skipped. Poll `status` for progress."""
+        """Build or refresh the index in the background and return at once (graph and keywords
+        within seconds, semantic search after embedding); unchanged files are
+        skipped. Poll `status`."""
         handle = self.rt.handle(projectPath)
         extra = _extra(extraExtensions)
         if handle.writer.running():
@@ -74,9 +74,8 @@ class IndexTools:
         extraExtensions: ExtraExtensions = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Re-index what changed since the last run (new, edited, deleted files) and report
-        the counts; embeddings of new code continue in the background. Not needed while
-        the watcher runs (`status` says so), except to add `extraExtensions`."""
+        """Re-index what changed since the last run (new, edited, deleted files) and report the
+        counts. Not needed while the watcher runs, except to add `extraExtensions`."""
         handle = self.rt.handle(projectPath)
         extra = _extra(extraExtensions)
         state = handle.writer.state
@@ -98,12 +97,12 @@ class IndexTools:
         return _update_text(handle)
 
     @tool("status", "Index status")
-    def status(self, budget: Budget = SHORT, projectPath: ProjectPath = None) -> CallToolResult:
-        """Index progress and contents: the writer's job and progress, who writes, share of
-        code embedded, files per language, skipped files by reason, parse problems."""
+    def status(self, budget: Budget = None, projectPath: ProjectPath = None) -> CallToolResult:
+        """The index's state: the writer's job and progress, share embedded, files per
+        language, skipped files by reason, parse problems."""
         handle = self.rt.handle(projectPath)
         data = _status_data(handle)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         render_status(out, data)
         text = finish(out, handle)
         return CallToolResult(
@@ -112,8 +111,8 @@ class IndexTools:
 
     @tool("stop", "Stop indexing", read_only=False, idempotent=True)
     def stop(self, projectPath: ProjectPath = None) -> str:
-        """Cancel the running index job (after its current batch; what is stored stays
-        usable), in this server or in another process writing this project's index."""
+        """Cancel the running index job after its current batch, here or in another process;
+        what is stored stays usable."""
         handle = self.rt.handle(projectPath)
         if handle.writer.running():
             stopped = handle.writer.cancel(wait=10.0)
@@ -130,8 +129,8 @@ class IndexTools:
         confirm: Annotated[StrictBool, Field(description="Must be true: the index is deleted.")],
         projectPath: ProjectPath = None,
     ) -> str:
-        """Delete the project's index (its data directory); the code is not touched. Stops
-        this server's writer first. Queries fail until `index` is called again."""
+        """Delete the project's index (its data directory, not the code); queries fail until
+        `index` runs again."""
         handle = self.rt.handle(projectPath)
         if not confirm:
             raise ToolInputError("pass confirm=true to delete the index")
@@ -153,9 +152,8 @@ class IndexTools:
 
     @tool("health", "Check the installation")
     def health(self, projectPath: ProjectPath = None) -> str:
-        """Whether everything repolens needs works here: Python and SQLite (FTS5), the
-        index file and its schema, tree-sitter grammars, the embedding provider, the
-        writer lock."""
+        """Whether repolens works here: Python and SQLite (FTS5), the index and its schema, the
+        grammars, the embedding provider, the writer lock."""
         handle = self.rt.handle(projectPath)
         out = Answer(SHORT)
         out.add(f"# Health of repolens for {handle.root}")
@@ -165,8 +163,8 @@ class IndexTools:
 
     @tool("projects", "Projects this server serves")
     def projects(self) -> str:
-        """The projects this server answers for (its root and linked projects), whether
-        each is indexed, and its writer; pass a root as `projectPath` to other tools."""
+        """The projects this server serves (its root and linked ones), indexed or not, and who
+        writes each; pass a root as `projectPath`."""
         out = Answer(SHORT)
         rows = [_project_row(h) for h in self.rt.handles()]
         out.add(f"# Projects served: {len(rows)}")

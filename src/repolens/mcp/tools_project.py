@@ -30,9 +30,8 @@ WatchAction = Annotated[
 class ProjectTools(ToolGroup):
     @tool("about", "About repolens and this project")
     def about(self, projectPath: ProjectPath = None) -> str:
-        """What repolens is, its version, the embedding profile the index was made with, and
-        where the project's data lives (data dir, index file and its size). Use it to tell a
-        person where the index is or which model made the vectors."""
+        """repolens's version, the embedding profile of the index, and where the project's data
+        lives."""
         handle = self.rt.handle(projectPath)
         out = Answer(SHORT)
         out.add("# About repolens")
@@ -42,10 +41,8 @@ class ProjectTools(ToolGroup):
 
     @tool("watch", "Start, stop or inspect the file watcher", read_only=False, idempotent=True)
     def watch(self, action: WatchAction = "status", projectPath: ProjectPath = None) -> str:
-        """Keep the index fresh while files change. `start` watches the project (refused
-        when the `watch` setting is `off`), `stop` stops this server's watcher, `status`
-        lists every project this server serves with its watch mode and watcher state. Not
-        needed with `watch = auto` (the default), where the server watches by itself."""
+        """The file watcher: `start` (refused when the watch setting is off), `stop`, or
+        `status` of every served project. Not needed with watch = auto, the default."""
         if action == "status":
             return _watch_status(self.rt.handles())
         handle = self.rt.handle(projectPath)

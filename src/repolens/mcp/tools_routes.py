@@ -42,18 +42,16 @@ class RouteTools(ToolGroup):
         path: Annotated[
             str | None, Field(description="Only paths matching this glob ('/api/*') or prefix.")
         ] = None,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Every HTTP route the project's web frameworks register (Flask, FastAPI,
-        Starlette, Django/DRF, Express, Koa, Fastify, Hono, NestJS, Next.js, Spring,
-        Go's net/http, Gin, Echo, chi, Laravel, Rails, Actix, Axum), as 'METHOD
-        /full/path -> handler path:line', prefixes composed across files. Use `flow`
-        with a route to see what runs when it is hit."""
+        """The project's HTTP routes, 'METHOD /full/path -> handler path:line', prefixes
+        composed across files, for the web frameworks repolens reads. `flow` with a
+        route shows what runs."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             hits = list_routes(conn, method=method, path=path)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add_clipped(f"# Routes: {len(hits)}")
         if not hits:
             out.add("No route found. Frameworks are recognised from code (see the README).")
@@ -73,20 +71,18 @@ class RouteTools(ToolGroup):
             str | None,
             Field(description=f"Only one kind: {', '.join(KINDS)}. Default: all but test."),
         ] = None,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Entry points, by kind: routes, CLI commands (click/typer/argparse/cobra/clap),
-        main functions and `if __name__ == "__main__":` blocks, tasks (Celery, RQ,
-        Dramatiq, Lambda handlers), tests, and the public API, each with path:line. They
-        run without a caller in the project, so dead-code analysis spares them."""
+        """Where execution starts, by kind: routes, CLI commands, main functions and blocks,
+        tasks, tests and the public API, each with path:line."""
         if kind is not None and kind not in KINDS:
             raise ValueError(f"unknown kind '{kind}'; one of {', '.join(KINDS)}")
         kinds = (kind,) if kind else tuple(k for k in KINDS if k != "test")
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             found = entry_points(conn, kinds, limit=500)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add_clipped(f"# Entry points ({', '.join(kinds)}): {len(found)}")
         current = ""
         for index, entry in enumerate(found):
@@ -105,18 +101,17 @@ class RouteTools(ToolGroup):
         target: Target,
         file: FileFilter = None,
         depth: Annotated[int, Field(ge=1, le=8, description="Hops of calls to follow.")] = 3,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """The forward call tree from a symbol or an HTTP route: the handler, what it
-        calls, what those call, to `depth` hops, each hop with its call site path:line,
-        its confidence and provenance (synthesized dispatch edges included), and the
-        number of calls the resolver could not connect at each node."""
+        """What runs from a symbol or a route ("GET /orders/{id}"): the forward call tree to
+        `depth`, each hop with its call site and certainty, and the calls left
+        unresolved."""
         handle = self.rt.handle(projectPath)
         with handle.reader() as conn:
             root = lookup(conn, handle, target, file, None)
             result = flow(conn, root, depth=depth, limit=400)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         out.add_clipped(f"# Flow from {label(root)}: {plural(len(result.nodes), 'hop')}")
         if result.root_unresolved:
             out.add(f"({plural(result.root_unresolved, 'call')} out of it not resolved)")

@@ -145,15 +145,15 @@ class SearchTools(ToolGroup):
             bool,
             Field(description="false: each hit's location and signatures only, no code."),
         ] = True,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Hybrid code search (keywords + meaning, fused): ranked code chunks with path:line,
-        the enclosing symbol and line-numbered code. Use it to find where something is done
-        when you do not know the symbol's name; for a task or question prefer `context`,
-        for a known name use `symbols` or `node`."""
+        """Find code by meaning or keywords when you do not know the name: ranked chunks with
+        path:line, what each holds, and its code (code=false: signatures only). For
+        a task or question use `context`; for a name, `symbols`."""
         if linked:
             filters = (split_list(language), split_list(kind))
+            budget = self.rt.main.budget(budget, SHORT)
             return self._linked_search(query, limit, path, filters, minScore, budget, code)
         handle = self.rt.handle(projectPath)
         glob = _path_glob(handle, path)
@@ -178,6 +178,7 @@ class SearchTools(ToolGroup):
         if chosen.backend is not None:
             mode = f"{mode}, {chosen.backend.name}"
         shown = hits[:limit]
+        budget = handle.budget(budget, SHORT)
         out = search_answer(budget, query, mode, shown, routes, more=len(hits) > limit, code=code)
         return finish(out, handle, why)
 
@@ -233,17 +234,16 @@ class SearchTools(ToolGroup):
         file: FileFilter = None,
         kind: KindFilter = None,
         limit: Limit = 50,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """Symbols (functions, classes, methods, ...) whose name contains the query, exact
-        matches first, with kind, path:line and signature. Use it to find a name to pass
-        to `node`, `callers`, `trace`...; with `file` and no query it outlines a file."""
+        """Find symbols by part of their name: kind, path:line and signature, exact matches
+        first. With `file` and no query: that file's outline."""
         handle = self.rt.handle(projectPath)
         file = confine(handle.root, file) if file else None
         with handle.reader() as conn:
             refs = search_symbols(conn, query, file=file, kind=kind, limit=limit + 1)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         where = f" in {file}" if file else ""
         shown = refs[:limit]
         out.add_clipped(f"# Symbols matching '{query}'{where}: {len(shown)}")
@@ -267,14 +267,14 @@ class SearchTools(ToolGroup):
         depth: Annotated[
             int, Field(ge=1, le=2, description="Hops of callers/callees to explore (1 or 2).")
         ] = 1,
-        budget: Budget = LONG,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
-        """START HERE for a question or a task. Returns the entry points (best matching
-        symbols), related symbols (their callers/callees), the call paths between them,
-        and their code with line numbers, within the budget. Treat the code shown as
-        already read; ask `node` for a symbol whose code was cut."""
+        """START HERE for a question or a task: the best-matching symbols, their callers and
+        callees, the call paths between them, and their code, within the budget.
+        Treat the code shown as read; `node` gives a symbol whose code was cut."""
         handle = self.rt.handle(projectPath)
+        budget = handle.budget(budget, LONG)
         named = artifact_context(handle, query, budget // 3)
         with handle.reader() as conn:
             chosen = choose_backend(handle.project, conn)
@@ -304,7 +304,7 @@ class SearchTools(ToolGroup):
         ] = "",
         language: Annotated[str | None, Field(description="Only this language.")] = None,
         limit: Limit = 200,
-        budget: Budget = SHORT,
+        budget: Budget = None,
         projectPath: ProjectPath = None,
     ) -> str:
         """The indexed file tree under a directory: each file's language, line count, symbol
@@ -313,7 +313,7 @@ class SearchTools(ToolGroup):
         prefix = confine(handle.root, path) if path else ""
         with handle.reader() as conn:
             rows, total, by_language = _file_rows(conn, prefix, language, limit)
-        out = Answer(budget)
+        out = Answer(handle.budget(budget, SHORT))
         mix = ", ".join(f"{lang} {n}" for lang, n in by_language[:8])
         out.add_clipped(f"# Files under {prefix or '.'}/: {total} ({mix})")
         if not rows:
