@@ -248,6 +248,7 @@ _ASSIGN_TYPES = frozenset(
         "local_variable_declaration",
     ]
 )
+_WORDS = re.compile(r"\w+")
 _QUOTE = re.compile("^[A-Za-z@$]*(\"\"\"|'''|\"|'|`|:)|(\"\"\"|'''|\"|'|`)$")
 _MAX_DEPTH = 6
 _MAX_ITEMS = 40
@@ -297,11 +298,9 @@ def stores_parameter(name: str, args: Node | None, src: bytes, signature: str) -
 
 def is_parameter(name: str, signature: str) -> bool:
     """Whether ``name`` is among the parameters a signature lists (by the words written
-    between its parentheses: cheap, and a parse keeps only what this lets through)."""
+    after its first parenthesis: cheap, and a parse keeps only what this lets through)."""
     start = signature.find("(")
-    if start < 0 or not name.isidentifier():
-        return False
-    return re.search(rf"[(,\s*&]{re.escape(name)}\b", signature[start:]) is not None
+    return start >= 0 and name in _WORDS.findall(signature, start)
 
 
 def stored_parameter(field: str, value: Node, source: int | None) -> CallSite:
