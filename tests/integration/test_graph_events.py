@@ -54,6 +54,7 @@ MUST_HAVE = {
     ("Button.click", "View.refresh", "stored"),  # registered as self.refresh
     ("Button.click", "close_all", "stored"),  # self.on_done = cb, by keyword
     ("Store.commit", "render", "stored"),  # this.listeners.push / this.onChange = cb
+    ("Store.commit", "View.paint", "stored"),  # registered as this.paint.bind(this)
     ("Bus.fire", "App.save", "stored"),  # Java listeners.add, forEach(l -> l.run())
     ("Server.Start", "logStart", "stored"),  # Go append(s.hooks, h), range s.hooks
     ("Bus.Fire", "App.Save", "stored"),  # C# handlers.Add, ForEach(h => h())

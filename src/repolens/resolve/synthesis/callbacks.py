@@ -19,7 +19,14 @@ from repolens.resolve.edges import EdgeRow
 from repolens.resolve.languages import spec_for
 from repolens.resolve.params import positional_parameters
 from repolens.resolve.project import Project, Sym
-from repolens.resolve.synthesis.common import CALLABLE, Stored, edge, site
+from repolens.resolve.synthesis.common import (
+    CALLABLE,
+    Stored,
+    edge,
+    enclosing_class,
+    method_of,
+    site,
+)
 
 CONFIDENCE = 0.8
 MAX_CALLBACKS = 16  # a function handed more distinct callbacks is a generic utility (map)
@@ -125,7 +132,8 @@ def first_argument(
     parameter: str,
 ) -> int | None:
     """The project function passed first at a call (positionally, as the keyword
-    ``parameter``, or through a wrapper such as ``partial``)."""
+    ``parameter``, through a wrapper such as ``partial``, or a method of the caller's
+    own object bound: ``this.render.bind(this)``)."""
     project = graph.project
     refs = graph.conn.execute(
         "SELECT kind, name, receiver, col FROM refs WHERE file_id = ? AND line = ?"
@@ -134,13 +142,16 @@ def first_argument(
     ).fetchall()
     starts = {args, args + len(parameter) + 1}  # `retry(fetch)`, `retry(fn=fetch)`
     heads: dict[int, int] = {}  # a reference's column -> where its receiver starts
+    bound: set[int] = set()
     for kind, name, receiver, col in refs:
         head = int(col) - (len(str(receiver)) + 1 if receiver else 0)
         if kind == "references":
             heads[int(col)] = head  # `on_click(self.save)`: `save` written after `self.`
         elif name in WRAPPERS and head in starts:
             starts.add(int(col) + len(str(name)) + 1)
-    found = {
+        elif name == "bind" and head in starts and receiver:
+            bound |= _own_method(graph, caller, str(receiver))
+    found = bound | {
         target
         for target, col in graph.references_at.get((caller, file_id, line), ())
         if (col in starts or heads.get(col, col) in starts)
@@ -148,3 +159,13 @@ def first_argument(
         and project.syms[target].kind in CALLABLE
     }
     return found.pop() if len(found) == 1 else None
+
+
+def _own_method(graph: Stored, caller: int, receiver: str) -> set[int]:
+    """The method ``this.render`` names inside a method of a class (``this.render.bind``)."""
+    head, _, name = receiver.partition(".")
+    cls = enclosing_class(graph.project, caller)
+    if head not in ("this", "self") or "." in name or cls is None:
+        return set()
+    method = method_of(graph.project, graph.bases, cls, name)
+    return {method} if method is not None else set()
