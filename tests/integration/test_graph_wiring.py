@@ -32,6 +32,7 @@ MUST_HAVE = {
     ("OwnerController.show", "JpaOwnerService.find", "injection"),
     ("OwnerController.quick", "CachedOwnerService.find", "injection"),
     ("OwnerController.show", "InMemoryPets.name", "injection"),
+    ("OwnerController.fallback", "CachedOwnerService.find", "injection"),  # constructor
     # NestJS: a string token and a class token; Angular: inject(Logger)
     ("CatsController.list", "MemStore.all", "injection"),
     ("CatsController.time", "FixedClock.now", "injection"),
@@ -61,6 +62,7 @@ MUST_NOT_HAVE = {
     ("OwnerController.show", "FakeOwnerService.find"),
     ("OwnerController.quick", "JpaOwnerService.find"),
     ("OwnerController.quick", "FakeOwnerService.find"),
+    ("OwnerController.fallback", "JpaOwnerService.find"),
     # NestJS: another Store nobody provides; a factory names no class
     ("CatsController.list", "DiskStore.all"),
     ("CatsController.settings", "MemStore.all"),
@@ -132,7 +134,7 @@ def test_each_edge_names_its_channel_and_wiring_site(wiring: sqlite3.Connection)
     assert primary["site"] == "spring/src/main/java/shop/JpaOwnerService.java:6"
     assert (primary["path"], primary["line"]) == (
         "spring/src/main/java/shop/OwnerController.java",
-        23,
+        26,
     )
     assert found[("OwnerController.show", "InMemoryPets.name")]["site"] == (
         "spring/src/main/java/shop/PetConfig.java:8"  # the @Bean method
