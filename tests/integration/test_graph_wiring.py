@@ -55,6 +55,8 @@ MUST_HAVE = {
     ("Todo", "Todo.remove", "handler"),  # v-on:click.stop="remove(1)": the one call
     ("Inbox", "Inbox.archive", "handler"),  # Svelte on:click
     ("Inbox", "Inbox.save", "handler"),  # Svelte on:submit|preventDefault
+    ("Inbox", "Inbox.clear", "handler"),  # on:click={() => clear(true)}, read from text
+    ("Inbox", "Inbox.toggle", "handler"),  # Svelte 5: onchange={toggle}
 }
 MUST_NOT_HAVE = {
     # Spring: not the bean the field asks for; never a bean at all
@@ -73,7 +75,7 @@ MUST_NOT_HAVE = {
     ("Counter.constructor", "Counter.render"),  # its setState is in an arrow it stores
     ("Plain.touch", "Plain.build"),  # setState of a class that is no Flutter State
     ("Todo", "Todo.reset"),  # @click="reset(); archive()": an expression
-    ("Todo", "Todo.label"),  # :title="label": no event
+    ("Todo", "Todo.label"),  # :title="label": no event; onclick="label()": page scope
     ("Inbox", "Inbox.title"),  # Svelte title={title}: no event
 }
 

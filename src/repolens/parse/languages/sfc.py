@@ -42,10 +42,14 @@ QUERY = """
 (script_element (raw_text) @embed)
 (style_element (raw_text) @import)
 """
-# An event attribute (`@click`, `v-on:click.stop`, `on:click|once`) whose value may name
-# its handler; the value is a reference only where it names one function (``_handler``).
+# An event attribute whose value may name its handler; the value is a reference only
+# where it names one function (``_handler``). Vue: `@click`, `v-on:click.stop`; Svelte:
+# `on:click|once`, and Svelte 5's `onclick` (in Vue a plain DOM attribute: its code runs
+# in the page's global scope, never the component's).
+VUE_EVENTS = "^(@|v-on:)"
+SVELTE_EVENTS = "^(on:|on[a-z]+$)"
 _HANDLERS = """
-(attribute (attribute_name) @_event (#match? @_event "^(@|v-on:|on:)")
+(attribute (attribute_name) @_event (#match? @_event "{pattern}")
   [(attribute_value) @ref (quoted_attribute_value (attribute_value) @ref)])
 """
 _HANDLER = re.compile(r"(?:\(\s*\)\s*=>\s*)?([A-Za-z_$][\w$]*)(?:\s*\([^()]*\))?")
@@ -122,14 +126,19 @@ def pascal_case(tag: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in tag.split("-")) if "-" in tag else tag
 
 
-def make_spec(language: str, instance: InstanceRule, *, kebab_tags: bool) -> LanguageSpec:
-    """A component language; ``kebab_tags``: ``<order-row>`` names the component
+def make_spec(
+    language: str, instance: InstanceRule, *, kebab_tags: bool, events: str
+) -> LanguageSpec:
+    """A component language; ``events``: the pattern of its event attributes' names;
+    ``kebab_tags``: ``<order-row>`` names the component
     ``OrderRow`` too (Vue), rather than a custom HTML element (Svelte)."""
     tags = [PASCAL_TAG, KEBAB_TAG] if kebab_tags else [PASCAL_TAG]
     return LanguageSpec(
         language=language,
         grammar_module="tree_sitter_html",
-        query=QUERY + _HANDLERS + "".join(_TAGS.format(pattern=pattern) for pattern in tags),
+        query=QUERY
+        + _HANDLERS.format(pattern=events)
+        + "".join(_TAGS.format(pattern=pattern) for pattern in tags),
         refine=_refine,
         imports=imports,
         name_types=frozenset(),

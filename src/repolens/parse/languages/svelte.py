@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repolens.parse.languages.sfc import Attributes, make_spec
+from repolens.parse.languages.sfc import SVELTE_EVENTS, Attributes, make_spec
 
 
 def _per_instance(attrs: Attributes) -> bool:
@@ -11,4 +11,4 @@ def _per_instance(attrs: Attributes) -> bool:
     return attrs.get("context") != "module" and "module" not in attrs
 
 
-SPEC = make_spec("svelte", _per_instance, kebab_tags=False)
+SPEC = make_spec("svelte", _per_instance, kebab_tags=False, events=SVELTE_EVENTS)

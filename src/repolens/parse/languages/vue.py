@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repolens.parse.languages.sfc import Attributes, make_spec
+from repolens.parse.languages.sfc import VUE_EVENTS, Attributes, make_spec
 
 
 def _per_instance(attrs: Attributes) -> bool:
@@ -11,4 +11,4 @@ def _per_instance(attrs: Attributes) -> bool:
     return "setup" in attrs
 
 
-SPEC = make_spec("vue", _per_instance, kebab_tags=True)
+SPEC = make_spec("vue", _per_instance, kebab_tags=True, events=VUE_EVENTS)
