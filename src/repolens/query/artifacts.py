@@ -160,6 +160,15 @@ def symbols_named(
     return [_ref(r) for r in conn.execute(sql + " ORDER BY f.path, s.start_line", params)]
 
 
+def symbols_of_kinds(conn: sqlite3.Connection, kinds: Sequence[str]) -> list[ArtifactSymbolRef]:
+    rows = conn.execute(
+        f"SELECT {_SYMBOL_COLUMNS} FROM {_SYMBOL_FROM}"
+        f" WHERE s.kind IN ({','.join('?' * len(kinds))}) ORDER BY f.path, s.start_line",
+        list(kinds),
+    )
+    return [_ref(r) for r in rows]
+
+
 def children(conn: sqlite3.Connection, parent: ArtifactSymbolRef) -> list[ArtifactSymbolRef]:
     rows = conn.execute(
         f"SELECT {_SYMBOL_COLUMNS} FROM {_SYMBOL_FROM} WHERE s.parent_id = ? ORDER BY s.start_line",
