@@ -10,6 +10,7 @@ alias is never expanded (only the keys walked here are read). Each operation is 
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import yaml
@@ -33,8 +34,17 @@ def is_openapi(root: yaml.Node | None) -> bool:
     )
 
 
+_SPEC_KEY = re.compile(r"""^\s*["']?(?:openapi|swagger)["']?\s*:""", re.MULTILINE)
+"""A line that could hold the top-level key: YAML or JSON that has none is no spec, and is
+told so without composing it (a folder of configuration files is re-checked on every
+refresh)."""
+
+
 def parse_openapi(text: str) -> ParsedArtifact:
     out = ParsedArtifact("openapi")
+    if not _SPEC_KEY.search(text) and not re.search(r'"(?:openapi|swagger)"\s*:', text):
+        out.error = NOT_OPENAPI
+        return out
     try:
         root = compose(text)
     except yaml.YAMLError as exc:
