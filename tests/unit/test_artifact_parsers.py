@@ -90,6 +90,8 @@ def test_swagger_two_in_json_with_its_base_path() -> None:
         "paths": {"/pets": {"post": {"operationId": "addPet"}}},
         "definitions": {"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}},
     }
+    compact = table("openapi", json.dumps(spec))  # one line: the key is not at a line start
+    assert [name for _, name, _, _, _ in compact] == ["POST /pets", "Pet", "Pet.name"]
     rows = table("openapi", json.dumps(spec, indent=2))
     assert [(kind, name, detail) for kind, name, _, _, detail in rows] == [
         ("operation", "POST /pets", "operationId addPet; served under /v2"),
