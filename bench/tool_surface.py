@@ -101,8 +101,8 @@ def main() -> None:
     print(f"{'project':<22} {'files':>6}  {'server':<24} {'tools':>5} {'descr. chars':>12}"
           f" {'entry chars':>11} {'instr. chars':>12}")  # fmt: skip
     with tempfile.TemporaryDirectory() as scratch:
-        for project in args.projects or DEFAULT_PROJECTS:
-            copy = _indexed_copy(project.resolve(), Path(scratch))
+        for project in [p.resolve() for p in args.projects or DEFAULT_PROJECTS]:
+            copy = _indexed_copy(project, Path(scratch))
             files = _files(copy)
             for name, src, tools in runs:
                 got = anyio.run(_measure, copy, src, tools)

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
 import pytest
 
 
-@pytest.fixture(scope="session", autouse=True)
-def every_tool_offered() -> Iterator[None]:
+def pytest_configure(config: pytest.Config) -> None:
     """The suite's servers offer every tool, so that each tool's own tests run on the
     small fixture projects (which would otherwise get the small default set); the
-    default sets are tested in test_mcp_surface.py, which asks for them."""
-    before = os.environ.get("REPOLENS_MCP_TOOLS")
+    default sets are tested in test_mcp_surface.py, which asks for them. Set before the
+    test modules are imported: some build their servers' environment at import."""
     os.environ["REPOLENS_MCP_TOOLS"] = "all"
-    yield
-    if before is None:
-        os.environ.pop("REPOLENS_MCP_TOOLS", None)
-    else:
-        os.environ["REPOLENS_MCP_TOOLS"] = before

@@ -22,7 +22,8 @@ include line-numbered code, so treat that code as read.
 - Find code by meaning or keyword: `search`; a symbol by name: `symbols`, then `node`.
 - Who uses X / what X uses / what breaks if X changes: `callers`, `callees`, `impact`.
 - How A reaches B: `trace`; how several named symbols connect: `explore`.
-- Class trees: `hierarchy`; imports, cycles and unused code: `deps`, `cycles`, `deadcode`.
+- Class trees: `hierarchy`; imports, cycles and unused code: `deps`, `cycles`, `deadcode`
+  (offered from 300 files, or with `mcp_tools = "all"` in .repolens.toml).
 - Edges marked as name-match are guesses; "possible callers" means callers unknown.
 - After editing files, the watcher (or `update`) keeps the index fresh.
 """
