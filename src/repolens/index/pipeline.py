@@ -2,10 +2,13 @@
 
 Each batch of files is one transaction, so a crash leaves the index as before or after a
 batch. Files whose size and mtime match the store are not read; files whose content hash
-matches are not parsed. Files that still need resolving are remembered in ``meta`` until
-resolution has run, so an interrupted run is finished by the next one (``needs_resume``):
-new files, to be widened by ``resolve``, and for rewritten files the set their edit can
-reach, computed in the batch's transaction from their facts before and after.
+matches are not parsed, nor are those whose path and content another worktree or branch of
+the repository parsed before: their facts come from its shared store
+(``repolens.store.shared``), and only resolution runs again here. Files that still need
+resolving are remembered in ``meta`` until resolution has run, so an interrupted run is
+finished by the next one (``needs_resume``): new files, to be widened by ``resolve``, and
+for rewritten files the set their edit can reach, computed in the batch's transaction from
+their facts before and after.
 
 Both entry points take the project's writer lock (re-entrant, so a watcher that holds it
 calls them freely) and stop after a batch when asked, locally (``should_stop``) or from
