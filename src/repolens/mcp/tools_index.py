@@ -188,8 +188,10 @@ def _update_text(handle: ProjectHandle) -> str:
         raise ToolInputError(f"update {state.state}: {state.error}")
     if not report:
         return f"Still running in the background ({handle.job_line()}); see `status`."
+    reused = report.get("reused", 0)
+    shared = f" ({reused} from the worktrees' shared store)" if reused else ""
     counts = (
-        f"{report.get('parsed', 0) + report.get('reused', 0)} files re-indexed,"
+        f"{report.get('parsed', 0) + reused} files re-indexed{shared},"
         f" {report.get('removed', 0)} removed,"
         f" {report.get('unchanged', 0)} unchanged of {report.get('discovered', 0)}"
     )
