@@ -100,6 +100,9 @@ async def test_tests_are_counted_by_file_when_they_are_most_of_the_callers(
         assert "10 test dependents, not listed: tests/test_pricing.py 6" in impact
         listed = await call(session, "impact", symbol="price", include_tests=True)
         assert "test_price_0" in listed
+        node = await call(session, "node", symbol="price")
+        callers = node.split("Callers (12, 10 of them tests):\n")[1].splitlines()
+        assert callers[0].startswith("- cart_total") and callers[1].startswith("- checkout")
 
 
 CORE = {"context", "search", "symbols", "node", "callers", "callees", "impact", "trace",

@@ -13,7 +13,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from repolens.present.format import Answer, add_code, cite, clip, plural
-from repolens.present.graph import render_edges, render_possible_callers, render_unresolved
+from repolens.present.graph import (
+    render_edges,
+    render_possible_callers,
+    render_unresolved,
+    split_tests,
+)
 from repolens.present.symbols import chain, label
 from repolens.query.graph import EdgeHit, SymbolRef
 
@@ -54,10 +59,11 @@ def render_node(out: Answer, facts: NodeFacts, lines: list[str] | None, language
     if facts.docstring.strip():
         out.add_clipped(f"Docstring: {clip(' '.join(facts.docstring.split()), 600)}")
     ask = f'symbol="{cite(sym.file, sym.line)}"'
-    out.add(f"Callers ({_count(facts.callers, facts.fetched)}):")
-    render_edges(
-        out, facts.callers, what="callers", hint=f"callers {ask}", more=False, cap=SUMMARY_CAP
-    )
+    listed, tests = split_tests(facts.callers, lambda h: h.symbol, False)
+    of_them = f", {len(tests)} of them tests" if tests else ""
+    out.add(f"Callers ({_count(facts.callers, facts.fetched)}{of_them}):")
+    callers = [*listed, *tests]  # the code's own callers first, tests after
+    render_edges(out, callers, what="callers", hint=f"callers {ask}", more=False, cap=SUMMARY_CAP)
     render_possible_callers(out, facts.possible_callers[:SUMMARY_CAP], sym.name)
     out.add(f"Callees ({_count(facts.callees, facts.fetched)}):")
     render_edges(
