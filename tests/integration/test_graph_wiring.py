@@ -57,6 +57,8 @@ MUST_HAVE = {
     ("Inbox", "Inbox.save", "handler"),  # Svelte on:submit|preventDefault
     ("Inbox", "Inbox.clear", "handler"),  # on:click={() => clear(true)}, read from text
     ("Inbox", "Inbox.toggle", "handler"),  # Svelte 5: onchange={toggle}
+    ("HeroComponent", "HeroComponent.save", "handler"),  # Angular inline template
+    ("VillainComponent", "VillainComponent.reload", "handler"),  # its templateUrl file
 }
 MUST_NOT_HAVE = {
     # Spring: not the bean the field asks for; never a bean at all
@@ -74,7 +76,11 @@ MUST_NOT_HAVE = {
     ("List", "shout"),  # format={shout}: a prop, not an event
     ("Counter.constructor", "Counter.render"),  # its setState is in an arrow it stores
     ("Plain.touch", "Plain.build"),  # setState of a class that is no Flutter State
-    ("Todo", "Todo.reset"),  # @click="reset(); archive()": an expression
+    ("Todo", "Todo.reset"),
+    (
+        "VillainComponent",
+        "VillainComponent.hide",
+    ),  # no binding calls it  # @click="reset(); archive()": an expression
     ("Todo", "Todo.label"),  # :title="label": no event; onclick="label()": page scope
     ("Inbox", "Inbox.title"),  # Svelte title={title}: no event
 }
@@ -152,6 +158,10 @@ def test_each_edge_names_its_channel_and_wiring_site(wiring: sqlite3.Connection)
     assert (hook["via"], hook["site"], hook["line"]) == ("setItems", "react/src/App.tsx:20", 22)
     assert found[("List", "List.add")]["via"] == "onClick"
     assert found[("Inbox", "Inbox.save")]["via"] == "on:submit|preventDefault"
+    villain = found[("VillainComponent", "VillainComponent.reload")]
+    assert (villain["via"], villain["path"], villain["line"]) == (
+        "(click)", "angular/src/villain.component.html", 4
+    )  # fmt: skip
     vue = found[("Todo", "Todo.archive")]
     assert (vue["via"], vue["site"]) == ("@click", "vue/Todo.vue:3")
     assert all(0 < float(str(meta["confidence"])) < 0.9 for meta in found.values())

@@ -36,6 +36,7 @@ from repolens.resolve.synthesis import (
     renders,
     signals,
     tables,
+    templates,
 )
 from repolens.resolve.synthesis.common import PROVENANCE, Stored, skipped_files, stored
 
@@ -49,6 +50,7 @@ CHANNELS: tuple[Callable[[Stored], list[EdgeRow]], ...] = (
     depends.edges,
     renders.edges,
     handlers.edges,
+    templates.edges,
     events.edges,
     qt.edges,
     registered.edges,

@@ -150,6 +150,18 @@ def line_texts(conn: sqlite3.Connection, wanted: dict[int, set[int]]) -> dict[tu
     return found
 
 
+def file_lines(conn: sqlite3.Connection, file_id: int) -> dict[int, str]:
+    """Every line of a file the stored chunks hold, by number (a markup file, such as an
+    Angular template, has no symbols to say where its lines end)."""
+    found: dict[int, str] = {}
+    for start, text in conn.execute(
+        "SELECT start_line, text FROM chunks WHERE file_id = ? ORDER BY start_line", (file_id,)
+    ):
+        for offset, line in enumerate(str(text).split("\n")):
+            found.setdefault(int(start) + offset, line)
+    return found
+
+
 def imports_name(project: Project, file_id: int, name: str, modules: tuple[str, ...]) -> bool:
     """Whether the file imports ``name`` from one of ``modules`` (or their submodules):
     ``Depends`` is FastAPI's only where ``from fastapi import Depends`` says so."""
