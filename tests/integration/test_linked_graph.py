@@ -136,3 +136,25 @@ def test_the_library_changing_is_seen_and_a_missing_index_is_said(
     assert gone.returncode == 1 and "looked in pyapp" in answer["error"]
     data = ask(tmp_path / "pyapp", "callers", "book_url")
     assert any("pylib" in n and "not indexed" in n for n in data["notes"]), data["notes"]
+
+
+@pytest.mark.parametrize(
+    ("app", "lib", "expected"),
+    [
+        ("japp", "jlib", {("com.acme.store.Views.bookUrl", "com.acme.shelf.Slugs")}),
+        ("rapp", "rlib", {("store.book_url", "shelf_tools::slug"),
+                          ("store.author_url", "shelf_tools::slug")}),
+        # an npm workspace's package (main names dist/, the source is in src/), a subpath
+        ("tsmonoapp", "tsmono", {("src/a.one", "@acme/shelf/slug"),
+                                 ("packages/shelf/src/catalog.Catalog.add", None)}),
+    ],
+)  # fmt: skip
+def test_java_classes_rust_crates_and_npm_workspaces_resolve_across(
+    tmp_path: Path, app: str, lib: str, expected: set[tuple[str, str]]
+) -> None:
+    for name in (lib, app):
+        shutil.copytree(FIXTURES / name, tmp_path / name)
+        assert run_repolens(tmp_path / name, "index", "--no-embed", ".").returncode == 0
+    data = ask(tmp_path / app, "callers", "slugify")
+    assert data["symbol"]["project"] == lib
+    assert {(r["qualified_name"], r.get("via")) for r in data["results"]} == expected

@@ -14,19 +14,18 @@ A package is known by what importers write (the definer's own names for it):
 
 - a module name as the definer's resolver recorded it (``files.module``): Python import
   names (``shelf.slug``), Go import paths under the module path of its ``go.mod``
-  (``example.com/shelf/textutil``), Java/Kotlin/Scala packages (Maven and Gradle
-  artifacts are imported by package);
+  (``example.com/shelf/textutil``), Rust paths under the crate name of its
+  ``Cargo.toml`` (``shelf_tools::slug``), Java/Kotlin/Scala classes by package (Maven and
+  Gradle artifacts are imported that way: ``com.acme.shelf.Slugs``);
 - an npm package name (``@acme/shelf``, also each workspace's ``package.json``), bound to
   the file its ``types``/``module``/``main`` names, else ``src/index.*`` or ``index.*``;
-  ``@acme/shelf/sub`` to ``sub`` under the package;
-- a Cargo crate name (``[package] name`` of each ``Cargo.toml``, dashes as
-  underscores): ``shelf::slug::slugify`` to ``slug.rs`` or ``slug/mod.rs`` under its
-  ``src/``.
+  ``@acme/shelf/sub`` to ``sub`` under the package.
 
 A name imported from such a module is the module-level symbol of that name, or one the
 module re-exports (``from .slug import slugify`` in ``__init__``, ``export * from``). A
 reference then resolves when it names an imported symbol (``slugify()``), a member of an
-imported module (``slugs.slugify()``, ``textutil.Slugify()``), or a method of a variable
+imported module or class (``slugs.slugify()``, ``textutil.Slugify()``,
+``Slugs.slugify()``), or a method of a variable
 whose stated type is an imported class (``catalog.add()`` after ``catalog =
 Catalog()``). Such edges are ``linked-import`` edges: import-bound, confidence 0.9 (0.8
 through a variable's type).
@@ -98,7 +97,6 @@ class _Package:
 
     modules: dict[str, list[int]] = field(default_factory=dict)
     npm: dict[str, str] = field(default_factory=dict)  # package name -> its folder ("" = root)
-    crates: dict[str, str] = field(default_factory=dict)  # crate name -> its folder
     paths: dict[str, int] = field(default_factory=dict)  # file path -> file id
 
 
@@ -114,10 +112,6 @@ def _package(definer: Index) -> _Package:
             package = _json_name(definer.root / path)
             if package:
                 found.npm[package] = folder
-        elif name == "Cargo.toml":
-            crate = _crate_name(definer.root / path)
-            if crate:
-                found.crates[crate.replace("-", "_")] = folder
     return found
 
 
@@ -127,17 +121,6 @@ def _json_name(path: Path) -> str:
     except (OSError, ValueError):
         return ""
     name = data.get("name") if isinstance(data, dict) else None
-    return name if isinstance(name, str) else ""
-
-
-def _crate_name(path: Path) -> str:
-    from repolens.config import tomllib
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""
-    name = data.get("package", {}).get("name")
     return name if isinstance(name, str) else ""
 
 
@@ -183,16 +166,6 @@ def _module_files(package: _Package, root: Path, spec: str) -> list[int]:
             return _source_file(package, prefix + sub) or _source_file(
                 package, f"{prefix}src/{sub}"
             )
-    crate, _, rest = spec.partition("::")
-    if crate in package.crates:
-        prefix = f"{package.crates[crate]}/" if package.crates[crate] else ""
-        parts = [p for p in rest.split("::") if p]
-        for cut in range(len(parts), -1, -1):
-            stem = "/".join(parts[:cut])
-            for path in ([f"{prefix}src/{stem}.rs", f"{prefix}src/{stem}/mod.rs"] if stem
-                         else [f"{prefix}src/lib.rs"]):  # fmt: skip
-                if path in package.paths:
-                    return [package.paths[path]]
     return []
 
 
@@ -262,26 +235,32 @@ def _bindings(definer: _Definer, importer: Index) -> dict[int, dict[str, _Target
         " ORDER BY file_id, line"
     )
     for file_id, spec, name, alias in rows:
-        files = definer.module(str(spec))
-        if not files:
+        target = _bound(definer, str(spec), str(name) if name else None)
+        if target is None:
             continue
         names = out.setdefault(int(file_id), {})
-        if name:
-            symbol = definer.member(files, str(name))
-            if symbol is not None:
-                names[str(alias or name)] = _Target(symbol, via=str(spec))
-            else:
-                sub = definer.module(f"{spec}.{name}")
-                if sub:
-                    names[str(alias or name)] = _Target(files=sub, via=f"{spec}.{name}")
-            continue
-        target = _Target(files=files, via=str(spec))
-        if alias:
-            names[str(alias)] = target
+        if name or alias:
+            names[str(alias or name)] = target
         else:  # `import shelf.slug` (used as written), Go's package name (last segment)
             names[str(spec)] = target
             names[str(spec).rsplit("/", 1)[-1]] = target
     return out
+
+
+def _bound(definer: _Definer, spec: str, name: str | None) -> _Target | None:
+    """What importing ``name`` from ``spec`` (or ``spec`` itself) gives in the definer:
+    a submodule (Python's ``from shelf import slug``, Rust's ``use shelf::slug``; for
+    Java, Kotlin and Scala the file of class ``Slugs`` in ``import com.acme.Slugs``,
+    with that class), else a module-level symbol, else ``None``."""
+    files = definer.module(spec)
+    if name is None:
+        return _Target(files=files, via=spec) if files else None
+    for joined in (f"{spec}.{name}", f"{spec}::{name}"):
+        sub = definer.module(joined)
+        if sub:
+            return _Target(definer.member(sub, name), sub, via=joined)
+    symbol = definer.member(files, name) if files else None
+    return _Target(symbol, via=spec) if symbol is not None else None
 
 
 def _type_name(text: str) -> str:
@@ -344,10 +323,13 @@ def _resolve(
         if target is not None and target.symbol is not None:
             return target.symbol, target.via, IMPORT_CONFIDENCE
         return None
-    module = names.get(receiver)
-    if module is not None and module.files:
-        symbol = lookup.member(module.files, name)
-        return (symbol, module.via, IMPORT_CONFIDENCE) if symbol is not None else None
+    imported = names.get(receiver)
+    if imported is not None:
+        symbol = lookup.member(imported.files, name) if imported.files else None
+        owner = imported.symbol
+        if symbol is None and owner is not None and lookup.kind(owner) in CLASS_KINDS:
+            symbol = lookup.class_member(owner, name)  # `Slugs.slugify()`: a static member
+        return (symbol, imported.via, IMPORT_CONFIDENCE) if symbol is not None else None
     type_name = types.get((source, receiver)) or types.get((None, receiver))
     if not type_name:
         return None
