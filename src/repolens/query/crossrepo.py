@@ -331,8 +331,14 @@ def _resolve(
             symbol = lookup.class_member(owner, name)  # `Slugs.slugify()`: a static member
         return (symbol, imported.via, IMPORT_CONFIDENCE) if symbol is not None else None
     type_name = types.get((source, receiver)) or types.get((None, receiver))
-    if not type_name:
-        return None
+    return _typed_member(lookup, names, type_name, name) if type_name else None
+
+
+def _typed_member(
+    lookup: _Definer, names: dict[str, _Target], type_name: str, name: str
+) -> tuple[int, str, float] | None:
+    """Member ``name`` of the imported class a variable's stated type names
+    (``Catalog``, ``textutil.Catalog``)."""
     head, _, tail = type_name.rpartition(".")
     owner: int | None = None
     via = ""
