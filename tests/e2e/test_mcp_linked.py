@@ -81,6 +81,9 @@ async def test_search_linked_ranks_across_the_app_and_the_library_it_indexed(app
         assert "[pyapp] app/views.py:" in text
         _, alone = await call(session, "search", query="lowercase a book title")
         assert "[pylib]" not in alone and "src/shelf/slug.py" not in alone
+        _, listing = await call(session, "projects")
+        assert f"[pylib] {app.parent / 'pylib'} (linked" in listing, listing
+        assert f"[pyapp] {app} (main" in listing
 
 
 async def test_graph_tools_cross_from_the_library_into_the_app(app: Path) -> None:

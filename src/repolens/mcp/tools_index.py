@@ -226,6 +226,7 @@ def _status_data(handle: ProjectHandle) -> dict[str, Any]:
 def _project_row(handle: ProjectHandle) -> dict[str, Any]:
     row: dict[str, Any] = {
         "root": str(handle.root),
+        "label": handle.label,
         "linked": handle.linked,
         "id": handle.project.project_id,
         "indexed": handle.indexed(),

@@ -91,4 +91,7 @@ def render_projects(out: Answer, rows: Sequence[Mapping[str, Any]]) -> None:
         )
         job = f"; {row['job']}" if row.get("job") else ""
         error = f"; {row['error']}" if row.get("error") else ""
-        out.add_clipped(f"{number}. {row['root']} ({role}, id {row['id']}): {state}{job}{error}")
+        name = f"[{row['label']}] " if row.get("label") else ""
+        out.add_clipped(
+            f"{number}. {name}{row['root']} ({role}, id {row['id']}): {state}{job}{error}"
+        )
