@@ -105,3 +105,6 @@ async def test_graph_tools_cross_from_the_library_into_the_app(app: Path) -> Non
         _, text = await call(session, "callers", symbol="slugify", linked=True,
                              projectPath=str(app))  # fmt: skip
         assert "looked in pyapp" in text
+        failed, text = await call(session, "impact", symbol="slugify", linked=True,
+                                  include_tests=False)  # fmt: skip
+        assert failed and "include_tests=false does not work with linked=true" in text

@@ -6,6 +6,7 @@ symbol's project."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -158,3 +159,24 @@ def test_java_classes_rust_crates_and_npm_workspaces_resolve_across(
     data = ask(tmp_path / app, "callers", "slugify")
     assert data["symbol"]["project"] == lib
     assert {(r["qualified_name"], r.get("via")) for r in data["results"]} == expected
+
+
+def test_a_package_two_linked_projects_define_resolves_into_the_first(
+    base: Path, tmp_path: Path
+) -> None:
+    for name in ("pyapp", "pylib"):
+        shutil.copytree(base / name, tmp_path / name)
+    shutil.copytree(base / "pylib", tmp_path / "fork")
+    links = os.pathsep.join(["../pylib", "../fork"])
+    first = run_repolens(tmp_path / "pyapp", "callers", "slugify", "--linked", "--in", "pylib",
+                         "--json", REPOLENS_LINKED_PROJECTS=links)  # fmt: skip
+    projects = {r["project"] for r in json.loads(first.stdout)["results"]}
+    assert projects == {"pylib", "pyapp"}
+    second = run_repolens(tmp_path / "pyapp", "callers", "slugify", "--linked", "--in", "fork",
+                          "--json", REPOLENS_LINKED_PROJECTS=links)  # fmt: skip
+    assert {r["project"] for r in json.loads(second.stdout)["results"]} == {"fork"}
+
+
+def test_no_tests_with_linked_is_refused_not_ignored(base: Path) -> None:
+    done = run_repolens(base / "pyapp", "callers", "slugify", "--linked", "--no-tests")
+    assert done.returncode == 2 and "--no-tests does not work with --linked" in done.stderr

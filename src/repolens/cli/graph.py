@@ -219,8 +219,9 @@ def _edge_command(name: str, help_text: str, *, callee: bool) -> click.Command:
         as_json: bool,
     ) -> None:
         if linked:
-            from repolens.cli.linked import linked_edges_command
+            from repolens.cli.linked import linked_edges_command, refuse_no_tests
 
+            refuse_no_tests(no_tests)
             linked_edges_command(symbol, file, kind, in_project, limit, project_path, as_json,
                                  callee=callee)  # fmt: skip
             return
@@ -348,8 +349,9 @@ def impact_command(
 ) -> None:
     """What may break if SYMBOL changes: dependents up to --depth hops, grouped by file."""
     if linked:
-        from repolens.cli.linked import linked_impact
+        from repolens.cli.linked import linked_impact, refuse_no_tests
 
+        refuse_no_tests(no_tests)
         linked_impact(symbol, file, kind, in_project, depth, limit, project_path, as_json)
         return
     with graph_index(project_path, as_json) as conn:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import click
+
 from repolens.cli.common import emit, fail, load_project
 from repolens.config import ConfigError
 from repolens.links import Member, linked_set, stale_note
@@ -118,6 +120,13 @@ def linked_search_command(
         data["notes"] = opened.notes
     mode = "linked: " + ", ".join(m.label for m, _ in opened.members)
     show_results(data, shape, query, mode, results, opened.notes, limit=limit)
+
+
+def refuse_no_tests(no_tests: bool) -> None:
+    """``--no-tests`` does not fold test callers across projects yet: say so, rather
+    than list them anyway."""
+    if no_tests:
+        raise click.UsageError("--no-tests does not work with --linked yet; drop one of them")
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from repolens.mcp.paths import confine
-from repolens.mcp.runtime import ProjectHandle
+from repolens.mcp.runtime import ProjectHandle, ToolInputError
 from repolens.mcp.source import SourceCache
 from repolens.mcp.toolkit import (
     LONG,
@@ -111,6 +111,12 @@ Linked = Annotated[
 ]
 
 
+def _tests_listed(include_tests: bool | None) -> None:
+    """Across projects, test callers are listed like any others (not yet counted apart)."""
+    if include_tests is False:
+        raise ToolInputError("include_tests=false does not work with linked=true yet; drop one")
+
+
 class GraphTools(ToolGroup):
     @contextmanager
     def _symbol(
@@ -175,6 +181,7 @@ class GraphTools(ToolGroup):
         references carrying its name (so "no callers" is never said when callers are
         unknown)."""
         if linked:
+            _tests_listed(include_tests)
             budget = self.rt.main.budget(budget, SHORT)
             return LinkedQueries(self.rt).edges(
                 symbol, file, kind, limit, budget, projectPath, callee=False
@@ -248,6 +255,7 @@ class GraphTools(ToolGroup):
         """What may break if a symbol changes: whatever calls, references, subclasses or
         overrides it, transitively to `depth`, grouped by file."""
         if linked:
+            _tests_listed(include_tests)
             budget = self.rt.main.budget(budget, SHORT)
             return LinkedQueries(self.rt).impact(
                 symbol, file, kind, depth, limit, budget, projectPath

@@ -377,9 +377,12 @@ def _stamp(paths: Iterable[Path]) -> tuple[int, ...]:
 
 
 def linked_edges(indexes: Sequence[Index]) -> list[CrossEdge]:
-    """Every cross edge among ``indexes``: each project as importer of every other."""
+    """Every cross edge among ``indexes``: each project as importer of every other. A
+    reference two projects could answer (both define the package) goes to the first in
+    the set's order, as a module path resolves to the first match."""
     edges: list[CrossEdge] = []
     for a, importer in enumerate(indexes):
+        taken: set[tuple[str, int, int, str]] = set()
         for b, definer in enumerate(indexes):
             if a == b:
                 continue
@@ -393,5 +396,9 @@ def linked_edges(indexes: Sequence[Index]) -> list[CrossEdge]:
                 found = cross_edges(importer, definer)
                 with _cache_lock:
                     _cache[key] = (stamp, found)
-            edges += [replace(e, importer=a, definer=b) for e in found]
+            for edge in found:
+                site = (edge.file, edge.line, edge.source, edge.kind)
+                if site not in taken:
+                    taken.add(site)
+                    edges.append(replace(edge, importer=a, definer=b))
     return edges
