@@ -320,3 +320,23 @@ def test_python_api(shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert code.artifact_search("place a new order", artifact="api")[0].file == ("api/openapi.yaml")
     users = {(link.relation, link.symbol.name) for link in code.artifact_links("order_lines")}
     assert users == {("used by", "add_line"), ("used by", "order_report")}
+
+
+def test_an_embed_limit_embeds_a_batch_per_call_until_all_are_done(shop: Path) -> None:
+    project = open_project(shop)
+    provider = provider_for(project.settings)
+    assert provider is not None
+    left, notes = [], []
+    for _ in range(20):
+        with fresh_artifacts(project, provider=provider, embed_limit=2) as (_c, result, note):
+            assert result is not None
+            left.append(result.unembedded)
+            notes.append(note)
+        if not result.unembedded:
+            break
+    assert left[0] > 0 and left[-1] == 0
+    assert left == sorted(left, reverse=True)  # each call got further
+    assert "artifact chunks are not embedded yet" in notes[0] and notes[-1] == ""
+    with reader(project) as conn:
+        infos = list_artifacts(conn, provider.profile.key())
+    assert all(info.embedded == info.chunks for info in infos)

@@ -41,6 +41,9 @@ from repolens.store.embeddings import cached_hashes, effective_profile, store_ve
 
 MAX_FILES = 2000  # files one folder artifact may hold; a folder of more is not a schema
 EMBED_BATCH = 32
+CALL_EMBED_LIMIT = 64
+"""Windows an agent's call embeds at most (well under a second with the local model), so
+the first call on a large docs folder is not held up; later calls embed the rest."""
 CHUNK_KINDS = {
     "table": "class", "view": "class", "schema": "class", "type": "class",
     "message": "class", "service": "class", "enum": "class",
@@ -64,6 +67,7 @@ class Refresh:
     reports: list[ArtifactReport]
     embedded: int = 0
     embed_error: str = ""
+    unembedded: int = 0  # chunks left without vectors by ``embed_limit``
 
 
 @dataclass(slots=True)
@@ -90,12 +94,14 @@ def fresh_artifacts(
     *,
     provider: EmbeddingProvider | bool | None = True,
     force: bool = False,
+    embed_limit: int | None = None,
 ) -> Iterator[tuple[sqlite3.Connection, Refresh | None, str]]:
     """A connection to the index with the artifacts refreshed first (auto-indexed on first
     use), the refresh's result, and a note when something kept it from being complete.
     ``provider``: ``True`` for the project's configured one, ``None``/``False`` to embed
-    nothing. When the index cannot be written (a read-only checkout), what is stored is
-    answered, with a note saying so."""
+    nothing; ``embed_limit``: embed at most about that many windows now (an agent's call
+    stays quick; the next calls embed the rest). When the index cannot be written (a
+    read-only checkout), what is stored is answered, with a note saying so."""
     if not project.settings.artifacts and not project.db_path.exists():
         raise ArtifactError(NONE_CONFIGURED)
     note = ""
@@ -109,14 +115,24 @@ def fresh_artifacts(
         if not note:
             chosen, why = _provider(project, conn, provider)
             try:
-                result = refresh_artifacts(project, conn, names, provider=chosen, force=force)
+                result = refresh_artifacts(project, conn, names, provider=chosen, force=force,
+                                           embed_limit=embed_limit)  # fmt: skip
             except sqlite3.OperationalError as exc:
                 note = f"artifacts not refreshed ({exc}); answering from what is stored"
             else:
-                note = result.embed_error or why
+                note = result.embed_error or why or _unembedded_note(result.unembedded)
         yield conn, result, note
     finally:
         conn.close()
+
+
+def _unembedded_note(count: int) -> str:
+    if not count:
+        return ""
+    return (
+        f"{count} artifact chunks are not embedded yet (found by keywords only); the next"
+        " calls embed them, `repolens artifacts index` at once"
+    )
 
 
 NONE_CONFIGURED = (
@@ -206,6 +222,7 @@ def refresh_artifacts(
     *,
     provider: EmbeddingProvider | None = None,
     force: bool = False,
+    embed_limit: int | None = None,
 ) -> Refresh:
     """Bring the artifacts ``names`` (default: every configured one) up to date; with
     ``force``, read every file again. Artifacts no longer configured are dropped."""
@@ -220,8 +237,8 @@ def refresh_artifacts(
     result = Refresh([_refresh_one(project, conn, spec, force) for spec in specs])
     if provider is not None:
         try:
-            result.embedded = _embed(
-                conn, provider, [r.name for r in result.reports if not r.error]
+            result.embedded, result.unembedded = _embed(
+                conn, provider, [r.name for r in result.reports if not r.error], embed_limit
             )
         except EmbeddingError as exc:
             result.embed_error = f"not embedded (keyword search only): {exc}"
@@ -297,22 +314,28 @@ def _as_parsed_file(path: str, kind: str, parsed: ParsedArtifact) -> ParsedFile 
     return ParsedFile(path=path, language=kind, symbols=symbols)
 
 
-def _embed(conn: sqlite3.Connection, provider: EmbeddingProvider, names: list[str]) -> int:
+def _embed(
+    conn: sqlite3.Connection, provider: EmbeddingProvider, names: list[str], limit: int | None
+) -> tuple[int, int]:
     """Vectors for the chunks of the artifacts ``names`` that lack them under
-    ``provider``, windowed as code chunks are and through the same cache; the number of
-    windows the provider embedded."""
+    ``provider``, windowed as code chunks are and through the same cache, for chunks in
+    order until about ``limit`` windows were embedded: (windows embedded, chunks left)."""
     if not names:
-        return 0
+        return 0, 0
     key = provider.profile.key()
     pending = rows.unembedded_chunks(conn, key, names)
-    if not pending:
-        return 0
-    windows = {
-        chunk_id: [(text_hash(w), w) for w in chunk_documents(provider, start, text, shown, "")]
-        for chunk_id, start, text, shown in pending
-    }
-    cached = cached_hashes(conn, (h for ws in windows.values() for h, _ in ws), key)
-    missing = {h: w for ws in windows.values() for h, w in ws if h not in cached}
+    windows: dict[int, list[tuple[str, str]]] = {}
+    missing: dict[str, str] = {}
+    for chunk_id, start, text, shown in pending:
+        if limit is not None and len(missing) >= limit:
+            break
+        windows[chunk_id] = [
+            (text_hash(w), w) for w in chunk_documents(provider, start, text, shown, "")
+        ]
+        cached = cached_hashes(conn, (h for h, _ in windows[chunk_id]), key)
+        missing.update((h, w) for h, w in windows[chunk_id] if h not in cached)
+    if not windows:
+        return 0, 0
     hashes, texts = list(missing), list(missing.values())
     vectors = [
         provider.embed_documents(texts[start : start + EMBED_BATCH])
@@ -323,4 +346,4 @@ def _embed(conn: sqlite3.Connection, provider: EmbeddingProvider, names: list[st
             store_vectors(conn, key, hashes, np.concatenate(vectors))
         for chunk_id, ws in windows.items():
             rows.set_windows(conn, chunk_id, [h for h, _ in ws])
-    return len(texts)
+    return len(texts), len(pending) - len(windows)

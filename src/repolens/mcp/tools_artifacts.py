@@ -12,6 +12,7 @@ from typing import Annotated
 from pydantic import Field, StrictBool
 
 from repolens.index.artifacts import (
+    CALL_EMBED_LIMIT,
     ArtifactError,
     Refresh,
     fresh_artifacts,
@@ -39,7 +40,8 @@ def _fresh(
     errors."""
     provider, _why = handle.provider()
     try:
-        with fresh_artifacts(handle.project, names, provider=provider or False, force=force) as got:
+        with fresh_artifacts(handle.project, names, provider=provider or False, force=force,
+                             embed_limit=CALL_EMBED_LIMIT) as got:  # fmt: skip
             yield got
     except ArtifactError as exc:
         raise ToolInputError(str(exc)) from None

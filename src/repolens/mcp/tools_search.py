@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from repolens.index.artifacts import ArtifactError, fresh_artifacts
+from repolens.index.artifacts import CALL_EMBED_LIMIT, ArtifactError, fresh_artifacts
 from repolens.mcp.paths import confine, confine_glob
 from repolens.mcp.runtime import ProjectHandle
 from repolens.mcp.source import SourceCache
@@ -63,7 +63,8 @@ def artifact_context(handle: ProjectHandle, question: str, budget: int) -> str:
         return ""
     provider, _why = handle.provider()
     try:
-        with fresh_artifacts(handle.project, provider=provider or False) as (conn, _r, note):
+        with fresh_artifacts(handle.project, provider=provider or False,
+                             embed_limit=CALL_EMBED_LIMIT) as (conn, _r, note):  # fmt: skip
             named = named_artifacts(conn, question)
     except ArtifactError:
         return ""
