@@ -38,16 +38,18 @@ _BM25 = "bm25(chunks_fts, {}, {}, {})".format(*BM25_COLUMN_WEIGHTS)
 class EmbeddedBackend:
     """Search over the project's own SQLite file and matrix (the default).
     ``bm25_weight``: the lexical side's share in the fusion (an overlay under a Qdrant
-    answer fuses as the server does, unweighted, so the two merge on one scale)."""
+    answer fuses as the server does, unweighted, so the two merge on one scale); by
+    default ``fusion.BM25_WEIGHT`` as it is when the backend is made, which is what lets
+    ``bench/search_quality.py --bm25-weight`` reach the ranking."""
 
     name = "embedded"
 
     def __init__(
-        self, conn: sqlite3.Connection, data_dir: Path, bm25_weight: float = fusion.BM25_WEIGHT
+        self, conn: sqlite3.Connection, data_dir: Path, bm25_weight: float | None = None
     ) -> None:
         self.conn = conn
         self.data_dir = data_dir
-        self.bm25_weight = bm25_weight
+        self.bm25_weight = fusion.BM25_WEIGHT if bm25_weight is None else bm25_weight
 
     def retrieve(self, request: SearchRequest) -> Retrieved:
         conn, filters, pool = self.conn, request.filters, request.pool
