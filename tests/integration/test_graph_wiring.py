@@ -33,6 +33,7 @@ MUST_HAVE = {
     ("OwnerController.quick", "CachedOwnerService.find", "injection"),
     ("OwnerController.show", "InMemoryPets.name", "injection"),
     ("OwnerController.fallback", "CachedOwnerService.find", "injection"),  # constructor
+    ("InvoiceController.show", "SqlInvoiceStore.total", "injection"),  # Kotlin
     # NestJS: a string token and a class token; Angular: inject(Logger)
     ("CatsController.list", "MemStore.all", "injection"),
     ("CatsController.time", "FixedClock.now", "injection"),
@@ -67,6 +68,7 @@ MUST_NOT_HAVE = {
     ("OwnerController.quick", "JpaOwnerService.find"),
     ("OwnerController.quick", "FakeOwnerService.find"),
     ("OwnerController.fallback", "JpaOwnerService.find"),
+    ("InvoiceController.show", "MemoryInvoiceStore.total"),  # no bean
     # NestJS: another Store nobody provides; a factory names no class
     ("CatsController.list", "DiskStore.all"),
     ("CatsController.settings", "MemStore.all"),
