@@ -116,7 +116,11 @@ async def tool_names(session: ClientSession) -> set[str]:
 async def test_a_small_project_gets_the_core_tools_and_shorter_answers(tmp_path: Path) -> None:
     project = copy_fixture(tmp_path, "mcp/sample", indexed=True)  # no HTTP routes in it
     async for session, instructions in serve(project):
-        assert await tool_names(session) == CORE
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert set(tools) == CORE
+        for name in ("search", "callers", "impact", "trace"):  # one project: nothing to link
+            assert "linked" not in tools[name].input_schema["properties"], name
+            assert "projectPath" in tools[name].input_schema["properties"], name
         assert "- context — START HERE" in instructions
         assert "Not offered by this server: " in instructions
         assert "deps" in instructions.split("Not offered")[1]

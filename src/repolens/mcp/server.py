@@ -64,6 +64,11 @@ unknown, not none. If the index is still being built, answers say so.\
 """
 
 
+# Not offered when the server serves one project: ``linked`` would search that one
+# project alone. (``projectPath`` stays: naming another project must stay an error.)
+SINGLE_PROJECT_UNUSED = ("linked",)
+
+
 def instructions(offered: Sequence[str], hidden: Sequence[str]) -> str:
     """The text sent at initialize: which offered tool answers what, and the tools this
     server holds back (so an agent can tell its user how to get them)."""
@@ -110,5 +115,6 @@ def build_server(runtime: Runtime) -> MCPServer:
         version=__version__,
         log_level="WARNING",
     )
-    register(app, groups, offered)
+    unused = () if runtime.linked else SINGLE_PROJECT_UNUSED
+    register(app, groups, offered, unused=unused)
     return app

@@ -14,7 +14,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -163,9 +163,15 @@ def tool_marks(groups: Sequence[object]) -> list[tuple[ToolMark, Callable[..., A
     return found
 
 
-def register(app: MCPServer, groups: Sequence[object], offered: Collection[str]) -> list[str]:
-    """Add the ``@tool`` methods of ``groups`` named in ``offered`` to ``app``; return
-    their names."""
+def register(
+    app: MCPServer,
+    groups: Sequence[object],
+    offered: Collection[str],
+    *,
+    unused: Collection[str] = (),
+) -> list[str]:
+    """Add the ``@tool`` methods of ``groups`` named in ``offered`` to ``app``, without
+    the parameters named in ``unused``; return their names."""
     names = []
     for mark, method in tool_marks(groups):
         if mark.name not in offered:
@@ -178,7 +184,33 @@ def register(app: MCPServer, groups: Sequence[object], offered: Collection[str])
             open_world_hint=False,
         )
         description = " ".join((inspect.getdoc(method) or "").split())  # one paragraph
-        app.add_tool(method, name=mark.name, title=mark.title, description=description,
-                     annotations=hints, structured_output=False)  # fmt: skip
+        app.add_tool(without(method, unused), name=mark.name, title=mark.title,
+                     description=description, annotations=hints,
+                     structured_output=False)  # fmt: skip
         names.append(mark.name)
     return names
+
+
+def without(method: Callable[..., Any], unused: Collection[str]) -> Callable[..., Any]:
+    """``method`` with a signature lacking the parameters ``unused`` (which keep their
+    defaults): a parameter with no use on this server (``linked`` with one project)
+    would cost characters on every turn of every agent."""
+    signature = inspect.signature(method)
+    if not any(name in signature.parameters for name in unused):
+        return method
+    types = get_type_hints(method, include_extras=True)
+    kept = [
+        parameter.replace(annotation=types.get(parameter.name, parameter.annotation))
+        for parameter in signature.parameters.values()
+        if parameter.name not in unused
+    ]
+
+    def call(**arguments: Any) -> Any:
+        return method(**arguments)
+
+    call.__name__ = method.__name__
+    call.__doc__ = method.__doc__
+    call.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=kept, return_annotation=types.get("return", signature.return_annotation)
+    )
+    return call
