@@ -6,7 +6,7 @@ incremental index equal to a full one after editing wiring sites.
 The fixture: a Node ``EventEmitter`` subclass and its listeners, DOM custom events, a
 TypeScript and a Python pub/sub bus, PyPubSub, PySide signals declared on classes,
 registrars storing callbacks that dispatchers call later (Python, TypeScript, Java, Go,
-C#, Dart), and a ``cmd``-style shell calling ``getattr(self, "do_" + name)``.
+C#, Dart, Kotlin, Swift), and a ``cmd``-style shell calling ``getattr(self, "do_" + name)``.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ MUST_HAVE = {
     ("Server.Start", "logStart", "stored"),  # Go append(s.hooks, h), range s.hooks
     ("Bus.Fire", "App.Save", "stored"),  # C# handlers.Add, ForEach(h => h())
     ("Bus.fire", "refresh", "stored"),  # Dart _listeners.add, forEach((l) => l())
+    ("Emitter.fire", "refresh", "stored"),  # Kotlin listeners.add, e.listen(::refresh)
+    ("Hub.fire", "refresh", "stored"),  # Swift handlers.append, subscribe(_ handler:)
     # method families named at run time
     ("Shell.run", "Shell.do_add", "family"),
     ("Shell.run", "OrderShell.do_drop", "family"),  # defined in a subclass

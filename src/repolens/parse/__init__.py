@@ -8,7 +8,7 @@ from repolens.parse.extract import parse_source
 from repolens.parse.model import Binding, Import, ParsedFile, Reference, Symbol
 from repolens.parse.registry import grammar_status, graph_languages, parsed_languages
 
-EXTRACTION_VERSION = "66"
+EXTRACTION_VERSION = "67"
 """Bump when what a file yields (symbols, references, chunks) changes for the same bytes:
 an index written by another version parses every file again, as content hashes alone
 would keep the old facts of unchanged files forever."""

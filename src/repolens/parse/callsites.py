@@ -219,7 +219,14 @@ _LIST_TYPES = frozenset(
 )
 _OBJECT_TYPES = frozenset({"object", "dictionary", "hash"})
 _PAIR_TYPES = frozenset(
-    {"keyword_argument", "pair", "named_argument", "argument", "array_element_initializer"}
+    {
+        "keyword_argument",
+        "pair",
+        "named_argument",
+        "argument",
+        "array_element_initializer",
+        "value_argument",
+    }
 )  # PHP's array items are pairs (`'prefix' => 'admin'`) or lone values
 _FUNCTION_TYPES = frozenset(
     [
@@ -515,7 +522,9 @@ def _pair(node: Node, src: bytes, depth: int) -> Value:
     value = node.child_by_field_name("value")
     if key is None or value is None:
         named = node.named_children
-        if node.type in ("argument", "array_element_initializer") and len(named) == 1:
+        if node.type in ("argument", "array_element_initializer", "value_argument") and (
+            len(named) == 1
+        ):
             return render(named[0], src, depth)
         if len(named) < 2:
             return ["?"]

@@ -386,6 +386,8 @@ class _Matches:
         if end - start > _REF_MAX:
             return  # an attribute of some long expression: not a callback's name
         text = self.src[start:end].decode("utf-8", "replace")
+        if text.startswith("::"):  # Kotlin's `::refresh`: a function of this scope
+            text = text[2:]
         if self.spec.ref_text is not None:  # a dotted name that is one name (`var.region`)
             name, receiver = self.spec.ref_text(text), None
             if not name:

@@ -77,6 +77,10 @@ def first_parameter(project: Project, fn: Sym) -> str | None:
     if signature.startswith("func (") and ")" in signature:  # a Go method's receiver
         signature = "func " + signature[signature.index(")") + 1 :].lstrip()
     params = positional_parameters(signature, name_last=spec.param_name_last)
+    if spec.name == "swift" and "(" in signature:  # `_ handler: T`: the label, the name
+        head = signature.split("(", 1)[1].split(",", 1)[0].split(":", 1)[0].split()
+        if len(head) == 2:
+            return head[1]
     selves = spec.self_names | spec.class_self_names
     if params and fn.parent_id is not None and params[0] in selves:
         params = params[1:]  # Python's `self`: a call's first argument binds the next
