@@ -45,6 +45,7 @@ MUST_HAVE = {
     ("get_user", "get_db", "depends"),
     ("read_me", "get_user", "depends"),  # user: UserDep, an Annotated alias
     ("get_profile", "get_user", "depends"),
+    ("purge", "verify_key", "depends"),  # APIRouter(dependencies=[...]) of its route
     # UI: state changes render again, handlers named in markup run on events
     ("Counter.bump", "Counter.render", "render"),
     ("List.add", "List", "render"),
@@ -74,6 +75,7 @@ MUST_NOT_HAVE = {
     ("CatsController.settings", "MemStore.all"),
     ("CatsController.settings", "DiskStore.all"),
     ("report", "audit"),  # the project's own Depends, not FastAPI's
+    ("helper", "verify_key"),  # no route of the router
     ("useToggle.flip", "useToggle"),  # a custom hook's setter: which component renders?
     ("List", "shout"),  # format={shout}: a prop, not an event
     ("Counter.constructor", "Counter.render"),  # its setState is in an arrow it stores
@@ -151,7 +153,7 @@ def test_each_edge_names_its_channel_and_wiring_site(wiring: sqlite3.Connection)
     )
     assert found[("CatsController.list", "MemStore.all")]["site"] == "nest/src/cats.module.ts:8"
     depends = found[("read_items", "verify_key")]
-    assert (depends["via"], depends["site"]) == ("Depends", "pyapi/app/main.py:11")
+    assert (depends["via"], depends["site"]) == ("Depends", "pyapi/app/main.py:12")
     alias = found[("read_me", "get_user")]
     assert (alias["via"], alias["site"], alias["path"]) == (
         "UserDep", "pyapi/app/deps.py:18", "pyapi/app/main.py"

@@ -8,8 +8,10 @@ same rule, one hop each). Parsing records ``get_db`` as a reference right after
 function's lines), so the pair is exact. A dependency kept in a type alias
 (``SessionDep = Annotated[Session, Depends(get_db)]``, FastAPI's own idiom) is run for
 each function with a parameter annotated by it, as resolution records that annotation
-(a ``type_of`` edge to the alias). ``Depends``/``Security`` count only where the file
-imports them from FastAPI; ``Depends()`` with no argument names no function.
+(a ``type_of`` edge to the alias); one given to a router (``router = APIRouter(
+dependencies=[Depends(verify)])``) for each route the file registers on it.
+``Depends``/``Security`` count only where the file imports them from FastAPI;
+``Depends()`` with no argument names no function.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ CONFIDENCE = 0.85  # the framework calls it; nothing in the code does
 MARKERS = ("Depends", "Security")
 MODULES = ("fastapi",)
 DEPENDENCY_KINDS = CALLABLE | {"class"}  # `Depends(Pagination)` makes one per request
+USERS = CALLABLE | {"test"}  # a route named `test_email` is still a route
 
 
 def edges(graph: Stored) -> list[EdgeRow]:
@@ -62,7 +65,28 @@ def edges(graph: Stored) -> list[EdgeRow]:
                 edge(user.id, dependency.id, int(file_id), int(line), int(col), CONFIDENCE,
                      channel="depends", via=str(name), site=declared)
             )  # fmt: skip
-    return made + _annotated(graph, aliases)
+    return made + _annotated(graph, aliases) + _routed(graph, aliases)
+
+
+def _routed(graph: Stored, held: dict[int, list[tuple[Sym, str]]]) -> list[EdgeRow]:
+    """``router = APIRouter(dependencies=[Depends(verify)])``: each route the file
+    registers on that router (``@router.get(...)`` over a function) runs ``verify``."""
+    project = graph.project
+    made: list[EdgeRow] = []
+    for variable_id, dependencies in sorted(held.items()):
+        router = project.syms[variable_id]
+        prefix = f"{router.name}."
+        for fn in project.file_syms.get(router.file_id, ()):
+            routed = fn.kind in USERS and any(
+                line.strip().lstrip("@").startswith(prefix) for line in fn.decorators.split("\n")
+            )
+            for dependency, declared in dependencies if routed else ():
+                if dependency.id != fn.id:
+                    made.append(
+                        edge(fn.id, dependency.id, fn.file_id, fn.start_line, 0, CONFIDENCE,
+                             channel="depends", via=router.name, site=declared)
+                    )  # fmt: skip
+    return made
 
 
 def _annotated(graph: Stored, aliases: dict[int, list[tuple[Sym, str]]]) -> list[EdgeRow]:
@@ -78,7 +102,7 @@ def _annotated(graph: Stored, aliases: dict[int, list[tuple[Sym, str]]]) -> list
         )
         for source, alias, file_id, line, col in rows:
             user = project.syms.get(int(source))
-            if user is None or user.kind not in CALLABLE:
+            if user is None or user.kind not in USERS:
                 continue
             for dependency, declared in aliases[int(alias)]:
                 if dependency.id != user.id:
@@ -95,14 +119,14 @@ def _user(project: Project, source: int, file_id: int, line: int) -> Sym | None:
     decorator's ``dependencies=[...]`` (recorded from the module), the function whose
     lines (decorators included) hold it; or the module-level alias it is assigned to."""
     sym = project.syms.get(source)
-    if sym is not None and sym.kind in CALLABLE:
+    if sym is not None and sym.kind in USERS:
         return sym
     if sym is None or sym.kind != "file":
         return None
     holding = [
         s
         for s in project.file_syms.get(file_id, ())
-        if (s.kind in CALLABLE or s.kind in VARIABLES)
+        if (s.kind in USERS or s.kind in VARIABLES)
         and s.parent_id == sym.id
         and s.start_line <= line <= s.end_line
     ]
