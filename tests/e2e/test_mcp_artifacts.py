@@ -35,6 +35,10 @@ async def test_artifacts_are_listed_on_first_use(client: Client) -> None:
     assert text.startswith("# Artifacts: 3")
     assert "## db  (db/schema.sql) — The shop's database tables" in text
     assert "1 file, 1 chunk (0 embedded): 13 columns, 3 foreign keys, 4 tables" in text
+    status = await client.call("status")
+    assert (
+        "Artifacts: db (1 file, 1 chunk); api (3 files, 6 chunks); docs (1 file, 1 chunk)" in status
+    )
 
 
 async def test_search_with_an_artifact_filter_shows_the_linked_code(client: Client) -> None:

@@ -290,6 +290,8 @@ def test_context_names_the_orders_table_with_the_code_that_touches_it(shop: Path
 
 def test_cli_commands_as_a_user_runs_them(shop: Path) -> None:
     env = {"REPOLENS_EMBED_PROVIDER": "none"}
+    before = run_repolens(shop, "status", **env).stdout
+    assert "Artifacts: db (not indexed yet: the first artifact call indexes it);" in before
     done = run_repolens(shop, "artifacts", "index", "--json", **env)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -298,6 +300,10 @@ def test_cli_commands_as_a_user_runs_them(shop: Path) -> None:
         ("api", 3),
         ("docs", 1),
     ]
+    status = run_repolens(shop, "status", **env).stdout
+    assert (
+        "Artifacts: db (1 file, 1 chunk); api (3 files, 6 chunks); docs (1 file, 1 chunk)" in status
+    )
     listed = json.loads(run_repolens(shop, "artifacts", "list", "--json", **env).stdout)
     assert [a["name"] for a in listed["artifacts"]] == ["api", "db", "docs"]
     found = run_repolens(shop, "artifacts", "search", "orders table", "--artifact", "db", **env)

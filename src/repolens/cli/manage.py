@@ -20,7 +20,7 @@ from repolens.cli.common import (
     project_option,
 )
 from repolens.config import ConfigError, describe, load_settings
-from repolens.present.status import LINE_LEVEL_LABEL
+from repolens.present.status import LINE_LEVEL_LABEL, artifacts_line
 from repolens.project import ProjectError, find_root
 from repolens.store.db import StoreError
 
@@ -71,6 +71,8 @@ def _print_status(status: dict[str, Any]) -> None:
     console().print(f"Embeddings: {shown}; profile in index {embedding['profile in index']}")
     if "pending" in embedding:
         console().print(f"  [yellow]{embedding['pending']}[/]")
+    if status.get("artifacts"):
+        console().print(artifacts_line(status["artifacts"]), markup=False)
 
 
 @click.command("remove")

@@ -71,6 +71,7 @@ def index_status(project: Project, conn: sqlite3.Connection) -> dict[str, Any]:
                 | set(json.loads(get_meta(conn, "pending_exact", "[]")))
             ),
         },
+        "artifacts": _artifacts(project, conn),
         "writer": writer_status(project.data_dir),
         "resume_needed": needs_resume(conn),
         "schema_version": schema_version(conn),
@@ -99,3 +100,20 @@ def embedding_status(
     if profile_status(conn, provider.profile)["pending"]:
         data["pending"] = "settings ask for another model: run `repolens index --reembed`"
     return data
+
+
+def _artifacts(project: Project, conn: sqlite3.Connection) -> dict[str, dict[str, Any]]:
+    """Each configured artifact as stored: files, chunks, an error; ``indexed`` false for
+    one no artifact call has indexed yet (they are indexed on first use)."""
+    stored = {
+        str(name): {"indexed": True, "files": int(files), "chunks": int(chunks), "error": error}
+        for name, error, files, chunks in conn.execute(
+            "SELECT a.name, a.error, count(DISTINCT f.id), count(c.id) FROM artifacts a"
+            " LEFT JOIN artifact_files f ON f.artifact = a.name"
+            " LEFT JOIN artifact_chunks c ON c.file_id = f.id GROUP BY a.name"
+        )
+    }
+    return {
+        spec.name: stored.get(spec.name, {"indexed": False, "files": 0, "chunks": 0, "error": ""})
+        for spec in project.settings.artifacts
+    }

@@ -60,9 +60,25 @@ def render_status(out: Answer, data: Mapping[str, Any]) -> None:
         counts = ", ".join(f"{k} {v}" for k, v in line_level.items())
         out.add_clipped(f"{LINE_LEVEL_LABEL}: {counts}")
     _skipped(out, files)
+    if data.get("artifacts"):
+        out.add_clipped(artifacts_line(data["artifacts"]))
     if isinstance(data.get("embedding"), Mapping):
         out.add("Embeddings:")
         render_mapping(out, data["embedding"], "  ")
+
+
+def artifacts_line(artifacts: Mapping[str, Mapping[str, Any]]) -> str:
+    """The context artifacts in one line (indexed on first use, so "not yet" is normal)."""
+    parts = []
+    for name, row in artifacts.items():
+        if row.get("error"):
+            parts.append(f"{name} (error: {row['error']})")
+        elif not row.get("indexed"):
+            parts.append(f"{name} (not indexed yet: the first artifact call indexes it)")
+        else:
+            shown = f"{plural(int(row['files']), 'file')}, {plural(int(row['chunks']), 'chunk')}"
+            parts.append(f"{name} ({shown})")
+    return "Artifacts: " + "; ".join(parts)
 
 
 def _skipped(out: Answer, files: Mapping[str, Any]) -> None:
