@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -59,6 +60,32 @@ FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.tar
 JOIN files tf ON tf.id = t.file_id
 WHERE e.kind IN ({kinds}) AND e.provenance != 'synthesized'
 """
+
+
+SYNTHESIZED = """
+SELECT s.qualified_name, t.qualified_name, f.path, e.line, e.confidence, e.metadata
+FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
+JOIN files f ON f.id = e.file_id WHERE e.provenance = 'synthesized' AND e.kind = 'calls'
+"""
+
+
+def synthesized_edges(conn: sqlite3.Connection) -> dict[tuple[str, str], dict[str, object]]:
+    """(source, target) qualified names -> where the synthesized call is written, its
+    confidence and its metadata (channel, via, site)."""
+    found = {}
+    for source, target, path, line, confidence, metadata in conn.execute(SYNTHESIZED):
+        found[(source, target)] = {
+            "path": path, "line": line, "confidence": confidence, **json.loads(metadata)
+        }  # fmt: skip
+    return found
+
+
+def replace_in(root: Path, path: str, old: str, new: str) -> None:
+    """Edit a file of a copied fixture, failing if ``old`` is not there to replace."""
+    file = root / path
+    text = file.read_text(encoding="utf-8")
+    assert old in text
+    file.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def write_files(root: Path, files: dict[str, str]) -> None:

@@ -11,7 +11,6 @@ C#, Dart, Kotlin, Swift), and a ``cmd``-style shell calling ``getattr(self, "do_
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IndexTree
+from conftest import IndexTree, replace_in, synthesized_edges
 from repolens.cli.routes import flow_node_row
 from repolens.present.symbols import edge_line
 from repolens.query.flow import flow
@@ -27,11 +26,6 @@ from repolens.query.graph import call_path, callees, callers, find_symbol
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "events"
 
-SYNTHESIZED = """
-SELECT s.qualified_name, t.qualified_name, f.path, e.line, e.confidence, e.metadata
-FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
-JOIN files f ON f.id = e.file_id WHERE e.provenance = 'synthesized' AND e.kind = 'calls'
-"""
 
 MUST_HAVE = {
     # events by literal name through one emitter: `this.emit` in the class, `queue.on`
@@ -84,15 +78,6 @@ MUST_NOT_HAVE = {
 }
 
 
-def _synthesized(conn: sqlite3.Connection) -> dict[tuple[str, str], dict[str, object]]:
-    found = {}
-    for source, target, path, line, confidence, metadata in conn.execute(SYNTHESIZED):
-        found[(source, target)] = {
-            "path": path, "line": line, "confidence": confidence, **json.loads(metadata)
-        }  # fmt: skip
-    return found
-
-
 @pytest.fixture(scope="module")
 def events(
     tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
@@ -105,14 +90,14 @@ def events(
 
 
 def test_each_channel_bridges_its_calls(events: sqlite3.Connection) -> None:
-    found = _synthesized(events)
+    found = synthesized_edges(events)
     got = {(source, target, str(meta["channel"])) for (source, target), meta in found.items()}
     assert not MUST_HAVE - got
     assert not MUST_NOT_HAVE & set(found)
 
 
 def test_each_edge_names_its_channel_and_wiring_site(events: sqlite3.Connection) -> None:
-    found = _synthesized(events)
+    found = synthesized_edges(events)
     event = found[("JobQueue.push", "logJob")]
     assert (event["via"], event["site"]) == ("job:added", "js/queue.js:45")  # queue.on(...)
     assert (event["path"], event["line"]) == ("js/queue.js", 6)  # this.emit(...)
@@ -165,35 +150,30 @@ def test_path_crosses_each_bridged_hop(events: sqlite3.Connection, src: str, dst
     assert chain[-1].provenance == "synthesized"
 
 
-def _edit(root: Path, path: str, old: str, new: str) -> None:
-    file = root / path
-    text = file.read_text(encoding="utf-8")
-    assert old in text
-    file.write_text(text.replace(old, new), encoding="utf-8")
-
-
 def test_incremental_equals_full_after_editing_wiring_sites(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:
     root = tmp_path / "edited"
     shutil.copytree(FIXTURE, root)
     index_tree(root).close()
-    _edit(root, "js/queue.js", 'queue.on("job:added", logJob);', 'queue.on("job:done", logJob);')
-    _edit(
+    replace_in(
+        root, "js/queue.js", 'queue.on("job:added", logJob);', 'queue.on("job:done", logJob);'
+    )
+    replace_in(
         root, "js/queue.js", 'poller.on("ready", startPolling);', 'queue.on("ready", startPolling);'
     )
-    _edit(root, "py/ui.py", "    b.on_click(save)\n", "")
-    _edit(root, "py/ui.py", "    def on_slide(self, handler):\n        return handler",
+    replace_in(root, "py/ui.py", "    b.on_click(save)\n", "")
+    replace_in(root, "py/ui.py", "    def on_slide(self, handler):\n        return handler",
           "    def on_slide(self, handler):\n        self._handlers.append(handler)")  # fmt: skip
-    _edit(root, "py/ui.py", "class Other:", "class Other(Shell):")
-    _edit(root, "py/worker.py", "        self.worker.completed.connect(self.done)\n", "")
+    replace_in(root, "py/ui.py", "class Other:", "class Other(Shell):")
+    replace_in(root, "py/worker.py", "        self.worker.completed.connect(self.done)\n", "")
     incremental = index_tree(root)
     fresh = tmp_path / "fresh"
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".repolens"))
     full = index_tree(fresh)
     try:
-        edges = _synthesized(incremental)
-        assert edges == _synthesized(full)
+        edges = synthesized_edges(incremental)
+        assert edges == synthesized_edges(full)
         assert ("JobQueue.push", "logJob") not in edges  # listens to another event now
         assert ("JobQueue.drain", "startPolling") in edges  # moved to the queue
         assert ("Poller.tick", "startPolling") not in edges

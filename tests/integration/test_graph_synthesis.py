@@ -9,7 +9,6 @@ trait object; a C++ virtual.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -17,18 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IndexTree
+from conftest import IndexTree, replace_in, synthesized_edges
 from repolens.present.graph import UNINDEXED_READS, caller_gaps
 from repolens.query.flow import flow
 from repolens.query.graph import call_path, callers, find_symbol
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "synthesis"
 
-SYNTHESIZED = """
-SELECT s.qualified_name, t.qualified_name, f.path, e.line, e.confidence, e.metadata
-FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
-JOIN files f ON f.id = e.file_id WHERE e.provenance = 'synthesized' AND e.kind = 'calls'
-"""
 
 MUST_HAVE = {
     # interface and virtual dispatch, one per language family
@@ -63,15 +57,6 @@ MUST_NOT_HAVE = {
 }
 
 
-def _synthesized(conn: sqlite3.Connection) -> dict[tuple[str, str], dict[str, object]]:
-    found = {}
-    for source, target, path, line, confidence, metadata in conn.execute(SYNTHESIZED):
-        found[(source, target)] = {
-            "path": path, "line": line, "confidence": confidence, **json.loads(metadata)
-        }  # fmt: skip
-    return found
-
-
 @pytest.fixture(scope="module")
 def synthesis(
     tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
@@ -84,14 +69,14 @@ def synthesis(
 
 
 def test_each_channel_bridges_its_calls(synthesis: sqlite3.Connection) -> None:
-    found = _synthesized(synthesis)
+    found = synthesized_edges(synthesis)
     got = {(source, target, str(meta["channel"])) for (source, target), meta in found.items()}
     assert not MUST_HAVE - got
     assert not MUST_NOT_HAVE & set(found)
 
 
 def test_each_edge_names_its_channel_and_wiring_site(synthesis: sqlite3.Connection) -> None:
-    found = _synthesized(synthesis)
+    found = synthesized_edges(synthesis)
     signal = found[("checkout", "update_stock")]
     assert signal["via"] == "order_placed"
     assert signal["site"] == "py/shop/handlers.py:11"  # the @order_placed.connect line
@@ -142,38 +127,33 @@ def test_a_signal_object_lists_who_uses_it(synthesis: sqlite3.Connection) -> Non
     assert UNINDEXED_READS in caller_gaps(signal, known=2, maybe=0)
 
 
-def _edit(root: Path, path: str, old: str, new: str) -> None:
-    file = root / path
-    text = file.read_text(encoding="utf-8")
-    assert old in text
-    file.write_text(text.replace(old, new), encoding="utf-8")
-
-
 def test_incremental_equals_full_after_editing_wiring_sites(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:
     root = tmp_path / "edited"
     shutil.copytree(FIXTURE, root)
     index_tree(root).close()
-    _edit(root, "py/shop/handlers.py", "    order_cancelled.connect(refund)", "    return None")
-    _edit(
+    replace_in(
+        root, "py/shop/handlers.py", "    order_cancelled.connect(refund)", "    return None"
+    )
+    replace_in(
         root, "py/shop/handlers.py", "shop.signals.order_placed.connect", "order_cancelled.connect"
     )
-    _edit(
+    replace_in(
         root,
         "go/store.go",
         "func (r ReadOnly) Get",
         "func (r ReadOnly) Put(key string, value string) {}\n\nfunc (r ReadOnly) Get",
     )
-    _edit(root, "py/shop/core.py", "    retry(fn=load_cart)\n", "")
-    _edit(root, "py/shop/commands.py", '    "drop": drop_item,\n', "")
+    replace_in(root, "py/shop/core.py", "    retry(fn=load_cart)\n", "")
+    replace_in(root, "py/shop/commands.py", '    "drop": drop_item,\n', "")
     incremental = index_tree(root)
     fresh = tmp_path / "fresh"
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".repolens"))
     full = index_tree(fresh)
     try:
-        edges = _synthesized(incremental)
-        assert edges == _synthesized(full)
+        edges = synthesized_edges(incremental)
+        assert edges == synthesized_edges(full)
         assert ("cancel", "refund") not in edges  # its connect was removed
         assert ("checkout", "send_receipt") not in edges  # moved to the other signal
         assert ("cancel", "send_receipt") in edges
