@@ -24,6 +24,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,8 @@ from repolens.query.backend import ChunkKey, Retrieved, SearchBackend, SearchReq
 from repolens.query.embedded import EmbeddedBackend
 from repolens.query.search import CANDIDATE_POOL, SearchResult, judge, tie, to_results
 from repolens.query.search_filters import Filters
+
+_retrievers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="repolens-linked")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +71,7 @@ def linked_search(
     if limit <= 0 or not query.strip():
         return []
     pool = max(CANDIDATE_POOL, limit * 5)
-    found: list[_Found] = []
+    asked: list[tuple[LinkedIndex, SearchBackend, SearchRequest]] = []
     shared: dict[str, _OneQueryVector] = {}
     for index in indexes:
         filters = Filters.build(index.conn, path_glob, languages, symbol_kinds)
@@ -79,8 +82,10 @@ def linked_search(
         if index.provider is not None:
             profile = index.provider.profile.key()
             provider = shared.setdefault(profile, _OneQueryVector(index.provider))
-        request = SearchRequest(query, filters, pool, provider)
-        found.append(_Found(index, backend, backend.retrieve(request)))
+        asked.append((index, backend, SearchRequest(query, filters, pool, provider)))
+    # each index's retrieval in a thread of its own: SQLite and numpy release the GIL
+    answers = list(_retrievers.map(lambda one: one[1].retrieve(one[2]), asked))
+    found = [_Found(i, backend, got) for (i, backend, _), got in zip(asked, answers, strict=True)]
     _fuse_pooled(found)
     ranked: list[tuple[fusion.Candidate, int]] = []
     for number, item in enumerate(found):
