@@ -195,6 +195,10 @@ def test_callees_say_which_bean_and_where_it_is_registered(wiring: sqlite3.Conne
         ("_CounterState.bump", "_CounterState.build"),
         ("Counter.bump", "Row"),  # setState -> render -> <List/> -> <Row/>
         ("Inbox", "Inbox.save"),
+        ("Inbox", "Inbox.clear"),  # an arrow read from the markup's text
+        ("VillainComponent", "VillainComponent.reload"),  # its templateUrl file
+        ("purge", "verify_key"),  # its router's dependencies
+        ("InvoiceController.show", "SqlInvoiceStore.total"),  # Kotlin
     ],
 )
 def test_path_crosses_each_bridged_hop(wiring: sqlite3.Connection, src: str, dst: str) -> None:
