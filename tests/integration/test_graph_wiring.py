@@ -7,7 +7,6 @@ across each bridged hop, and an incremental index equal to a full one after edit
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -15,17 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IndexTree
+from conftest import IndexTree, replace_in, synthesized_edges
 from repolens.present.symbols import edge_line
 from repolens.query.graph import call_path, callees, find_symbol
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "wiring"
-
-SYNTHESIZED = """
-SELECT s.qualified_name, t.qualified_name, f.path, e.line, e.confidence, e.metadata
-FROM edges e JOIN symbols s ON s.id = e.source_id JOIN symbols t ON t.id = e.target_id
-JOIN files f ON f.id = e.file_id WHERE e.provenance = 'synthesized' AND e.kind = 'calls'
-"""
 
 MUST_HAVE = {
     # Spring: the @Primary bean, the @Qualifier'd one, a @Bean method's class
@@ -90,15 +83,6 @@ MUST_NOT_HAVE = {
 }
 
 
-def _synthesized(conn: sqlite3.Connection) -> dict[tuple[str, str], dict[str, object]]:
-    found = {}
-    for source, target, path, line, confidence, metadata in conn.execute(SYNTHESIZED):
-        found[(source, target)] = {
-            "path": path, "line": line, "confidence": confidence, **json.loads(metadata)
-        }  # fmt: skip
-    return found
-
-
 @pytest.fixture(scope="module")
 def wiring(
     tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
@@ -111,7 +95,7 @@ def wiring(
 
 
 def test_each_channel_bridges_its_calls(wiring: sqlite3.Connection) -> None:
-    found = _synthesized(wiring)
+    found = synthesized_edges(wiring)
     got = {(source, target, str(meta["channel"])) for (source, target), meta in found.items()}
     assert not MUST_HAVE - got
     assert not MUST_NOT_HAVE & set(found)
@@ -120,7 +104,7 @@ def test_each_channel_bridges_its_calls(wiring: sqlite3.Connection) -> None:
 def test_an_injected_call_replaces_the_guess_over_every_implementation(
     wiring: sqlite3.Connection,
 ) -> None:
-    found = _synthesized(wiring)
+    found = synthesized_edges(wiring)
     # Report's field is filled by its caller, not the container: every implementation
     assert found[("Report.line", "FakeOwnerService.find")]["channel"] == "interface"
     assert found[("Report.line", "JpaOwnerService.find")]["channel"] == "interface"
@@ -140,7 +124,7 @@ def test_an_overloaded_call_reaches_the_overload_of_its_arity(wiring: sqlite3.Co
 
 
 def test_each_edge_names_its_channel_and_wiring_site(wiring: sqlite3.Connection) -> None:
-    found = _synthesized(wiring)
+    found = synthesized_edges(wiring)
     primary = found[("OwnerController.show", "JpaOwnerService.find")]
     assert primary["via"] == "OwnerController.owners"
     assert primary["site"] == "spring/src/main/java/shop/JpaOwnerService.java:6"
@@ -208,13 +192,6 @@ def test_path_crosses_each_bridged_hop(wiring: sqlite3.Connection, src: str, dst
     assert any(hop.provenance == "synthesized" for hop in chain)
 
 
-def _edit(root: Path, path: str, old: str, new: str) -> None:
-    file = root / path
-    text = file.read_text(encoding="utf-8")
-    assert old in text
-    file.write_text(text.replace(old, new), encoding="utf-8")
-
-
 def test_incremental_equals_full_after_editing_wiring_sites(
     tmp_path: Path, index_tree: IndexTree
 ) -> None:
@@ -222,24 +199,24 @@ def test_incremental_equals_full_after_editing_wiring_sites(
     shutil.copytree(FIXTURE, root)
     index_tree(root).close()
     java = "spring/src/main/java/shop"
-    _edit(root, f"{java}/JpaOwnerService.java", "@Primary\n", "")  # two beans, none primary
-    _edit(
+    replace_in(root, f"{java}/JpaOwnerService.java", "@Primary\n", "")  # two beans, none primary
+    replace_in(
         root,
         f"{java}/OwnerController.java",
         '@Qualifier("cached")',
         '@Qualifier("jpaOwnerService")',
     )
-    _edit(root, "nest/src/cats.module.ts", "useClass: MemStore", "useClass: DiskStore")
-    _edit(root, "pyapi/app/main.py", ", dependencies=[Depends(verify_key)]", "")
-    _edit(root, "vue/Todo.vue", '<button @click="archive">', '<button @click="label">')
-    _edit(root, "react/src/App.tsx", "<ul onClick={add}>", "<ul>")
+    replace_in(root, "nest/src/cats.module.ts", "useClass: MemStore", "useClass: DiskStore")
+    replace_in(root, "pyapi/app/main.py", ", dependencies=[Depends(verify_key)]", "")
+    replace_in(root, "vue/Todo.vue", '<button @click="archive">', '<button @click="label">')
+    replace_in(root, "react/src/App.tsx", "<ul onClick={add}>", "<ul>")
     incremental = index_tree(root)
     fresh = tmp_path / "fresh"
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".repolens"))
     full = index_tree(fresh)
     try:
-        edges = _synthesized(incremental)
-        assert edges == _synthesized(full)
+        edges = synthesized_edges(incremental)
+        assert edges == synthesized_edges(full)
         several = edges[("OwnerController.show", "CachedOwnerService.find")]
         assert several["channel"] == "injection" and float(str(several["confidence"])) == 0.5
         assert ("OwnerController.show", "FakeOwnerService.find") not in edges
