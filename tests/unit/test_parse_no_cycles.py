@@ -26,7 +26,7 @@ FIXTURES = Path(__file__).parents[1] / "fixtures"
 def _tasks(root: Path) -> list[FileTask]:
     project = open_project(root)
     found = discover(project.root, discovery_options(project)).files
-    return [task for entry in found if (task := _task(project, entry, None)) is not None]
+    return [task for entry in found if (task := _task(project, entry, None, None)) is not None]
 
 
 @pytest.fixture
