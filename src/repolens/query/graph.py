@@ -18,8 +18,9 @@ all are re-exported here so callers can import the whole graph API from one modu
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from repolens.query.analysis import (
     FileDeps,
@@ -345,35 +346,69 @@ def impact(
     overrides. A class or file includes its members as roots."""
     depth = max(depth, 0)
     seeds = [sym.id, *members_of(conn, sym)]
+
+    def step(ids: list[int]) -> Iterable[tuple[int, int, float, tuple[StoredEdge, int]]]:
+        for dependent, edge, via in dependents_of(conn, ids):
+            yield dependent, via, edge.confidence, (edge, via)
+
+    walk = reverse_closure(seeds, step, depth, limit)
+    refs = symbols_by_ids(conn, [d for d, *_ in walk.found])
+    hits = [
+        ImpactHit(refs[d], lvl, e.kind, via, e.file, e.line, walk.weakest[d])
+        for d, lvl, (e, via) in walk.found
+        if d in refs
+    ]
+    hits.sort(key=lambda h: (h.depth, h.symbol.file, h.symbol.line))
+    beyond = 0
+    if walk.frontier and not walk.truncated:  # stopped by depth: how many lie one hop on?
+        beyond = len({d for d, _, _ in dependents_of(conn, walk.frontier) if d not in walk.seen})
+    return ImpactResult(sym, depth, hits, walk.truncated, beyond)
+
+
+N = TypeVar("N", bound=Hashable)
+E = TypeVar("E")
+
+
+@dataclass(slots=True)
+class Closure(Generic[N, E]):
+    """A reverse closure walked breadth first: each dependent found with its depth and
+    the edge that reached it, the weakest confidence on its chain, the last frontier."""
+
+    found: list[tuple[N, int, E]]
+    weakest: dict[N, float]
+    frontier: list[N]
+    seen: set[N]
+    truncated: bool
+
+
+def reverse_closure(
+    seeds: list[N],
+    step: Callable[[list[N]], Iterable[tuple[N, N, float, E]]],
+    depth: int,
+    limit: int,
+) -> Closure[N, E]:
+    """What depends on ``seeds`` up to ``depth`` hops and ``limit`` nodes; ``step`` gives,
+    for a frontier, each (dependent, the node it depends on, confidence, edge). Shared by
+    one index's ``impact`` and the linked projects' (nodes there are (project, id))."""
     seen = set(seeds)
-    weakest: dict[int, float] = dict.fromkeys(seeds, 1.0)
-    found: list[tuple[int, int, StoredEdge, int]] = []  # (dependent, depth, edge, via)
+    weakest: dict[N, float] = dict.fromkeys(seeds, 1.0)
+    found: list[tuple[N, int, E]] = []
     frontier, level, truncated = seeds, 0, False
     while frontier and level < depth and not truncated:
         level += 1
-        nxt: list[int] = []
-        for dependent, edge, via in dependents_of(conn, frontier):
+        nxt: list[N] = []
+        for dependent, via, confidence, edge in step(frontier):
             if dependent in seen:
                 continue
             if len(found) >= limit:
                 truncated = True
                 break
             seen.add(dependent)
-            weakest[dependent] = min(weakest[via], edge.confidence)
-            found.append((dependent, level, edge, via))
+            weakest[dependent] = min(weakest[via], confidence)
+            found.append((dependent, level, edge))
             nxt.append(dependent)
         frontier = nxt
-    refs = symbols_by_ids(conn, [d for d, *_ in found])
-    hits = [
-        ImpactHit(refs[d], lvl, e.kind, via, e.file, e.line, weakest[d])
-        for d, lvl, e, via in found
-        if d in refs
-    ]
-    hits.sort(key=lambda h: (h.depth, h.symbol.file, h.symbol.line))
-    beyond = 0
-    if frontier and not truncated:  # stopped by depth: how many dependents lie one hop on?
-        beyond = len({d for d, _, _ in dependents_of(conn, frontier) if d not in seen})
-    return ImpactResult(sym, depth, hits, truncated, beyond)
+    return Closure(found, weakest, frontier, seen, truncated)
 
 
 def dependents_of(

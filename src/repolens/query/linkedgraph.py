@@ -143,24 +143,13 @@ class LinkedGraph:
         import it (and in those that import them), nearest first."""
         seeds: list[Node] = [(number, sym.id)]
         seeds += [(number, m) for m in graph.members_of(self.indexes[number].conn, sym)]
-        seen = set(seeds)
-        weakest = dict.fromkeys(seeds, 1.0)
-        found: list[tuple[Node, int, _Step]] = []
-        frontier, level, truncated = seeds, 0, False
-        while frontier and level < depth and not truncated:
-            level += 1
-            nxt: list[Node] = []
-            for dependent, step in self._dependents(frontier):
-                if dependent in seen:
-                    continue
-                if len(found) >= limit:
-                    truncated = True
-                    break
-                seen.add(dependent)
-                weakest[dependent] = min(weakest[step.caller], step.confidence)
-                found.append((dependent, level, step))
-                nxt.append(dependent)
-            frontier = nxt
+        walk = graph.reverse_closure(
+            seeds,
+            lambda nodes: ((d, s.caller, s.confidence, s) for d, s in self._dependents(nodes)),
+            depth,
+            limit,
+        )
+        found, weakest, truncated = walk.found, walk.weakest, walk.truncated
         refs = self._refs(node for node, _, _ in found)
         hits = [
             LinkedImpactHit(
