@@ -288,6 +288,17 @@ def test_context_names_the_orders_table_with_the_code_that_touches_it(shop: Path
     }
 
 
+def test_context_names_an_operation_written_out(shop: Path) -> None:
+    project, _ = refresh(shop)
+    with reader(project) as conn:
+        (named,) = named_artifacts(conn, "who serves GET /orders/{id}?", limit=1)
+    assert (named.symbol.kind, named.symbol.name) == ("operation", "GET /orders/{id}")
+    assert named.lines[0] == "    get:"
+    assert [(link.relation, link.symbol.name) for link in named.links] == [
+        ("handled by", "read_order")
+    ]
+
+
 def test_cli_commands_as_a_user_runs_them(shop: Path) -> None:
     env = {"REPOLENS_EMBED_PROVIDER": "none"}
     before = run_repolens(shop, "status", **env).stdout
