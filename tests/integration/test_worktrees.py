@@ -261,3 +261,17 @@ def test_a_store_that_cannot_be_made_costs_reuse_never_the_index(
     assert json.loads(done.stdout)["index"]["parsed"] == FILES
     assert "shared store" in done.stderr  # said, not hidden
     assert callers(repo, env, "app.util.format_name") == ["app.service.describe"]
+
+
+def test_an_index_made_before_the_store_offers_its_vectors_to_it(
+    repo: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    before = repolens(repo, {**env, "REPOLENS_SHARED_STORE": "0"}, "index", ".")
+    assert before["embed"]["embedded"] > 0
+    repolens(repo, env, "index", ".")  # nothing changed: its vectors are offered, once
+    second = tmp_path / "second"
+    git(repo, "worktree", "add", "-q", str(second), "-b", "feature")
+    done = repolens(second, env, "index", ".")
+    assert done["index"]["parsed"] == FILES  # facts are only stored as files are parsed
+    assert done["embed"]["embedded"] == 0
+    assert done["embed"]["shared_hits"] == done["embed"]["windows"] == before["embed"]["windows"]

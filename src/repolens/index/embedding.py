@@ -25,10 +25,11 @@ from typing import Any
 from repolens.embed.base import EmbeddingError, EmbeddingProvider
 from repolens.embed.runtimes import Runtime
 from repolens.store.chunks import purge_deleted_chunks, text_hash
-from repolens.store.db import transaction
+from repolens.store.db import get_meta, set_meta, transaction
 from repolens.store.embeddings import (
     bump_generation,
     cached_hashes,
+    effective_key,
     embedded_share,
     encode_vectors,
     generation,
@@ -151,6 +152,8 @@ def embed_pending(
     runtime = getattr(provider, "runtime", None)
     stats.runtime = runtime.name if runtime is not None else profile.provider
     switch = _profile_switch(conn, provider, reset)
+    if shared is not None:
+        offer_vectors(conn, shared)
     done, total = embedded_share(conn, profile.key())
     done = 0 if switch else done
     size = max(1, batch_size or batch_chunks(runtime))
@@ -193,6 +196,33 @@ def batch_chunks(runtime: Runtime | None) -> int:
     waits for: 256 chunks take a few seconds in those engines, 64 as long in numpy,
     which never pads."""
     return 256 if runtime is not None and runtime.padded else 64
+
+
+SEEDED_KEY = "shared_store_seeded"  # the store this index's vectors were offered to
+SEED_ROWS = 4096
+
+
+def offer_vectors(conn: Connection, shared: SharedStore) -> int:
+    """Offer the index's vectors to its repository's shared store once (returns how many):
+    an index embedded before the store existed, or before it joined this store, seeds it,
+    so that the next worktree embeds nothing it already holds. Later vectors are offered
+    as they are computed (``_embed_batch``)."""
+    if get_meta(conn, SEEDED_KEY) == str(shared.path):
+        return 0
+    offered = 0
+    key = effective_key(conn)  # None: no vector yet, each will be offered as it is made
+    if key is not None:
+        rows = conn.execute(
+            "SELECT text_hash, vector FROM embeddings WHERE model_key = ?"
+            " AND text_hash IN (SELECT text_hash FROM chunk_windows)",
+            (key,),
+        )
+        while part := rows.fetchmany(SEED_ROWS):
+            shared.put_vectors(key, part)
+            offered += len(part)
+    with transaction(conn):
+        set_meta(conn, SEEDED_KEY, str(shared.path))
+    return offered
 
 
 def coverage_note(done: int, total: int) -> str:
