@@ -20,6 +20,14 @@ from repolens.store.db import connect
 IndexTree = Callable[[Path], sqlite3.Connection]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite's MCP servers offer every tool, so that each tool's own tests run on the
+    small fixture projects (which would otherwise get the small default set); the
+    default sets are tested in tests/e2e/test_mcp_surface.py, which asks for them. Set
+    before the test modules are imported: some build their servers' environment then."""
+    os.environ["REPOLENS_MCP_TOOLS"] = "all"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The suite's own XDG state dir (the registry of indexes, the installer's manifest),
