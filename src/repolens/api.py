@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from repolens.query.explore import Exploration
     from repolens.query.graph import EdgeHit, ImpactResult, SymbolRef
     from repolens.query.hierarchy import Hierarchy
+    from repolens.query.linkedgraph import LinkedGraph
     from repolens.query.search import SearchResult
 
 
@@ -138,6 +139,42 @@ class Codebase:
             return search(conn, self.project.data_dir, query,
                           limit=limit or self.project.settings.search_limit, path_glob=path,
                           languages=languages, symbol_kinds=kinds, provider=provider)  # fmt: skip
+
+    @contextmanager
+    def linked_readers(self) -> Iterator[list[tuple[str, Project, sqlite3.Connection]]]:
+        """This project and its indexed linked projects (``links``), each as (label,
+        project, read-only connection); those not indexed are left out."""
+        from repolens.links import linked_set
+
+        with ExitStack() as stack:
+            opened = []
+            for member in linked_set(self.project):
+                if member.indexed or member.main:
+                    conn = connect(member.project.db_path, readonly=True)
+                    stack.callback(conn.close)
+                    opened.append((member.label, member.project, conn))
+            yield opened
+
+    def linked_search(self, query: str, *, limit: int | None = None) -> list[SearchResult]:
+        """One ranking over this project and its linked ones; each hit names its project."""
+        from repolens.query.linked import LinkedIndex, linked_search
+
+        with self.linked_readers() as opened:
+            indexes = [LinkedIndex(label, conn, project.data_dir,
+                                   query_provider(project, conn)[0])
+                       for label, project, conn in opened]  # fmt: skip
+            return linked_search(indexes, query, limit=limit or self.project.settings.search_limit)
+
+    @contextmanager
+    def linked_graph(self) -> Iterator[LinkedGraph]:
+        """The graph of this project and its linked ones, edges crossing where one imports
+        another's package: ``graph.callers(*graph.find("slugify"))``."""
+        from repolens.query.crossrepo import Index
+        from repolens.query.linkedgraph import LinkedGraph
+
+        with self.linked_readers() as opened:
+            yield LinkedGraph([Index(label, project.root, conn, project.db_path)
+                               for label, project, conn in opened])  # fmt: skip
 
     def symbol(self, name: str, *, file: str | None = None, kind: str | None = None) -> SymbolRef:
         from repolens.query.graph import find_symbol

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import repolens
 from conftest import run_repolens
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "linked"
@@ -180,3 +181,15 @@ def test_a_package_two_linked_projects_define_resolves_into_the_first(
 def test_no_tests_with_linked_is_refused_not_ignored(base: Path) -> None:
     done = run_repolens(base / "pyapp", "callers", "slugify", "--linked", "--no-tests")
     assert done.returncode == 2 and "--no-tests does not work with --linked" in done.stderr
+
+
+def test_the_python_api_asks_across_linked_projects(base: Path) -> None:
+    code = repolens.open(base / "pyapp")
+    with code.linked_graph() as graph:
+        number, sym = graph.find("slugify")
+        assert graph.label(number) == "pylib"
+        crossing = {h.hit.symbol.name for h in graph.callers(number, sym) if h.crossing}
+        assert crossing == {"book_url", "author_url"}
+    hits = code.linked_search("slugify a book title")
+    assert ("pylib", "slugify") in {(h.project, h.symbol) for h in hits}
+    assert {h.project for h in hits} >= {"pyapp", "pylib"}
