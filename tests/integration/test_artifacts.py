@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import repolens
-from conftest import open_indexed, run_repolens
+from conftest import open_indexed, run_repolens, write_files
 from repolens.embed.base import EmbeddingProvider
 from repolens.index.artifacts import ArtifactError, Refresh, fresh_artifacts
 from repolens.index.providers import provider_for
@@ -357,3 +357,38 @@ def test_an_embed_limit_embeds_a_batch_per_call_until_all_are_done(shop: Path) -
     with reader(project) as conn:
         infos = list_artifacts(conn, provider.profile.key())
     assert all(info.embedded == info.chunks for info in infos)
+
+
+SPEC = """\
+openapi: 3.0.0
+info: {title: x, version: "1"}
+paths:
+  /secret:
+    get:
+      operationId: app.get_secret
+"""
+
+
+def test_an_operation_id_binds_the_handler_of_the_spec_s_own_service(tmp_path: Path) -> None:
+    root = tmp_path / "services"
+    write_files(root, {
+        ".repolens.toml": '[[artifacts]]\nname = "specs"\npath = "."\n',
+        "billing/spec/openapi.yaml": SPEC,
+        "billing/app.py": "def get_secret():\n    return 1\n",
+        "orders/spec/openapi.yaml": SPEC,
+        "orders/app.py": "def get_secret():\n    return 2\n",
+        "orders/other.py": "def get_secret():\n    return 3\n",  # not app.get_secret
+    })  # fmt: skip
+    open_indexed(root).close()
+    project, _ = refresh(root)
+    with reader(project) as conn:
+        found = {
+            symbol.file: [
+                (link.symbol.full_name, link.confidence) for link in links_of(conn, symbol)
+            ]
+            for symbol in symbols_named(conn, "GET /secret")
+        }
+    assert found == {
+        "billing/spec/openapi.yaml": [("billing.app.get_secret", 0.9)],
+        "orders/spec/openapi.yaml": [("orders.app.get_secret", 0.9)],
+    }

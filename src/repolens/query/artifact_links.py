@@ -123,15 +123,27 @@ def _handlers(conn: sqlite3.Connection, operation: ArtifactSymbolRef) -> list[Ar
         evidence = f"route {hit.route.name} [{hit.framework}] at {hit.route.location}"
         links.append(ArtifactLink("handled by", target, hit.route.line, evidence, 1.0))
     op_id = re.match(r"operationId ([^;\s]+)", operation.detail)
-    if op_id and not links:  # no route serves it: a spec-first framework may bind it by name
-        links = _named_by_operation_id(conn, op_id[1])
-    return links
+    if op_id and ("." in op_id[1] or not links):
+        # a dotted id is an explicit binding (Connexion's module.function), trusted beside
+        # routes; a bare name only when no route serves the operation
+        linked = {link.symbol.id for link in links}
+        named = _named_by_operation_id(conn, op_id[1])
+        links += [link for link in named if link.symbol.id not in linked]
+    return _nearest(links, operation.file)
+
+
+def _nearest(links: list[ArtifactLink], spec_file: str) -> list[ArtifactLink]:
+    """The links whose code shares the most folders with the spec: a repository holding
+    several services often serves one path, or names one handler, in each of them."""
+    nearness = [_shared_folders(link.symbol.file, spec_file) for link in links]
+    best = max(nearness, default=0)
+    return [link for link, near in zip(links, nearness, strict=True) if near == best]
 
 
 def _named_by_operation_id(conn: sqlite3.Connection, op_id: str) -> list[ArtifactLink]:
     """Functions the operationId names, as spec-first frameworks bind them: Connexion's
-    ``api.orders.cancel_order`` (a dotted path), oapi-codegen's ``CancelOrder`` method, or
-    the same name in another case (``cancelOrder``, ``cancel_order``)."""
+    ``api.orders.cancel_order`` (a dotted path, at 0.9), oapi-codegen's ``CancelOrder``
+    method, or the same name in another case (``cancelOrder``, ``cancel_order``; at 0.7)."""
     last = op_id.rpartition(".")[2]
     spellings = sorted(
         {last, last[:1].upper() + last[1:], last[:1].lower() + last[1:], _snake(last)}
@@ -142,11 +154,22 @@ def _named_by_operation_id(conn: sqlite3.Connection, op_id: str) -> list[Artifac
         spellings,
     ).fetchall()
     found = symbols_by_ids(conn, [int(r[0]) for r in rows])
+    dotted = "." in op_id
+    refs = [r for r in found.values() if not dotted or r.full_name.endswith(op_id)]
     return [
-        ArtifactLink("handled by", ref, ref.line, f"operationId {op_id} names it", 0.7)
-        for ref in sorted(found.values(), key=lambda r: (r.file, r.line))
-        if "." not in op_id or ref.full_name.endswith(op_id) or ref.full_name == op_id
-    ]
+        ArtifactLink("handled by", ref, ref.line, f"operationId {op_id} names it",
+                     0.9 if dotted else 0.7)
+        for ref in sorted(refs, key=lambda r: (r.file, r.line))
+    ]  # fmt: skip
+
+
+def _shared_folders(a: str, b: str) -> int:
+    count = 0
+    for left, right in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if left != right:
+            break
+        count += 1
+    return count
 
 
 def _resolvers(conn: sqlite3.Connection, field: ArtifactSymbolRef) -> list[ArtifactLink]:
