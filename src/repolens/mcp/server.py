@@ -43,8 +43,9 @@ WHICH_TOOL: tuple[tuple[tuple[str, ...], str], ...] = (
     (("callers", "callees", "impact"), "{} — who uses X, what X uses, what breaks if X"
      " changes (tests counted by file when they dominate)."),
     (("affected",), "{} — a diff's changed symbols, dependents and tests to run."),
-    (("routes", "entrypoints", "flow"), "{} — HTTP routes, where execution starts, what runs"
-     " from a symbol or a route (\"GET /orders/{{id}}\")."),
+    (("routes", "flow"), "{} — HTTP routes and their handlers; what runs from a symbol or"
+     " a route (\"GET /orders/{{id}}\")."),
+    (("entrypoints",), "{} — where execution starts: routes, CLI commands, mains, tasks."),
     (("hierarchy", "explore"), "{} — bases and subclasses; how named symbols connect."),
     (("deps", "cycles", "deadcode", "graph_stats", "files"), "{} — imports, import cycles,"
      " unused code, graph quality, the indexed tree."),
