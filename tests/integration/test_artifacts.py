@@ -17,6 +17,7 @@ from conftest import open_indexed, run_repolens, write_files
 from repolens.embed.base import EmbeddingProvider
 from repolens.index.artifacts import ArtifactError, Refresh, fresh_artifacts
 from repolens.index.providers import provider_for
+from repolens.parse.artifacts import NOT_OPENAPI
 from repolens.project import Project, open_project
 from repolens.query.artifact_links import hit_links, links_of, named_artifacts
 from repolens.query.artifacts import (
@@ -392,3 +393,30 @@ def test_an_operation_id_binds_the_handler_of_the_spec_s_own_service(tmp_path: P
         "billing/spec/openapi.yaml": [("billing.app.get_secret", 0.9)],
         "orders/spec/openapi.yaml": [("orders.app.get_secret", 0.9)],
     }
+
+
+def test_force_reads_every_file_again_and_drops_what_is_gone(shop: Path) -> None:
+    project = open_project(shop)
+    refresh(shop)
+    (shop / "api" / "schema.graphql").unlink()
+    with fresh_artifacts(project, provider=False, force=True) as (_conn, result, _note):
+        assert result is not None
+    assert reads(result) == {
+        "db": (["db/schema.sql"], 0),
+        "api": (["api/openapi.yaml", "api/shop.proto"], 0),
+        "docs": (["docs/architecture.md"], 0),
+    }
+    assert [r.removed for r in result.reports] == [0, 1, 0]
+
+
+def test_a_folder_of_one_yaml_that_is_no_spec_is_skipped_not_an_error(tmp_path: Path) -> None:
+    root = tmp_path / "cfg"
+    write_files(root, {
+        ".repolens.toml": '[[artifacts]]\nname = "conf"\npath = "conf"\n'
+                          '[[artifacts]]\nname = "one"\npath = "conf/labels.yaml"\n',
+        "conf/labels.yaml": "labels: [bug]\n",
+    })  # fmt: skip
+    _, result = refresh(root)
+    folder, single = result.reports
+    assert (folder.skipped, folder.notes, folder.error) == (["conf/labels.yaml"], [], "")
+    assert single.notes == ["conf/labels.yaml: " + NOT_OPENAPI]  # named alone: said

@@ -261,7 +261,9 @@ def _refresh_one(
                 conn.execute("DELETE FROM artifact_files WHERE artifact = ?", (spec.name,))
         return report
     fresh_row = stored_row is not None and stored_row.signature == sig and not stored_row.error
-    stored = rows.stored_files(conn, spec.name) if fresh_row and not force else {}
+    previous = rows.stored_files(conn, spec.name)
+    stored = previous if fresh_row and not force else {}  # what may count as unchanged
+    in_folder = (project.root / spec.path).is_dir()  # inside the root: checked just above
     root_real = os.path.realpath(project.root)
     work: list[tuple[str, str, str, ParsedArtifact, list[Chunk]]] = []
     for path in paths:
@@ -278,16 +280,14 @@ def _refresh_one(
         kind = kind_of(path) or ""
         text = data.decode("utf-8", "replace")
         parsed = parse_artifact(kind, text)
-        if parsed.error == NOT_OPENAPI and len(paths) > 1:
+        if parsed.error == NOT_OPENAPI and in_folder:
             report.skipped.append(path)  # other YAML in a folder of specs
             continue
         if parsed.error:
             report.notes.append(f"{path}: {parsed.error}")
-        chunks = chunk_file(text, "markdown" if kind == "markdown" else kind,
-                            _as_parsed_file(path, kind, parsed))  # fmt: skip
+        chunks = chunk_file(text, kind, _as_parsed_file(path, kind, parsed))
         work.append((path, kind, digest, parsed, chunks))
-    kept = {w[0] for w in work} | {p for p in paths if p in stored}
-    removed = [p for p in stored if p not in kept or p in report.skipped]
+    removed = [p for p in previous if p not in paths or p in report.skipped]
     if not work and not removed and fresh_row and not force:
         return report
     with transaction(conn):
