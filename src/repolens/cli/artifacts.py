@@ -1,32 +1,28 @@
 """``repolens artifacts list|search|index|remove``: the project's context artifacts.
 
 Every subcommand refreshes the artifacts first (what changed is read again, the rest is
-kept), so an artifact is indexed on first use and never answered stale.
+kept), so an artifact is indexed on first use and never answered stale. The artifact
+modules (numpy, the parsers, the embedding stack) are imported inside the commands:
+``repolens --help`` imports this module to list it.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from repolens.cli.common import console, emit, fail, json_option, load_project, project_option
 from repolens.config import ConfigError
-from repolens.index.artifacts import (
-    ArtifactError,
-    Refresh,
-    fresh_artifacts,
-    remove_artifact,
-    spec_named,
-)
-from repolens.present.artifacts import render_hits, render_list, render_refresh
 from repolens.present.format import Answer
 from repolens.project import Project
-from repolens.query.artifact_links import ArtifactLink, hit_links
-from repolens.query.artifacts import list_artifacts, search_artifacts
 from repolens.store.db import StoreError
+
+if TYPE_CHECKING:
+    from repolens.index.artifacts import Refresh
+    from repolens.query.artifact_links import ArtifactLink
 
 UNLIMITED = 1_000_000
 
@@ -63,6 +59,10 @@ def artifacts_group() -> None:
 @json_option
 def list_command(project_path: Path | None, as_json: bool) -> None:
     """Each artifact: its files, what it defines, how much is embedded."""
+    from repolens.index.artifacts import ArtifactError, fresh_artifacts
+    from repolens.present.artifacts import render_list
+    from repolens.query.artifacts import list_artifacts
+
     project = _project(project_path, as_json)
     try:
         with fresh_artifacts(project) as (conn, refresh, note):
@@ -98,6 +98,11 @@ def search_command(
 ) -> None:
     """Hybrid search over the artifacts; each hit with the code its operations, tables
     and services link to."""
+    from repolens.index.artifacts import ArtifactError, fresh_artifacts, spec_named
+    from repolens.present.artifacts import render_hits
+    from repolens.query.artifact_links import hit_links
+    from repolens.query.artifacts import search_artifacts
+
     project = _project(project_path, as_json)
     try:
         if artifact:
@@ -138,6 +143,9 @@ def index_command(
     names: tuple[str, ...], force: bool, project_path: Path | None, as_json: bool
 ) -> None:
     """Index the artifacts named (default: all): what changed is read again."""
+    from repolens.index.artifacts import ArtifactError, fresh_artifacts
+    from repolens.present.artifacts import render_refresh
+
     project = _project(project_path, as_json)
     try:
         with fresh_artifacts(project, list(names) or None, force=force) as (_c, refresh, note):
@@ -170,6 +178,8 @@ def index_command(
 def remove_command(name: str, project_path: Path | None, as_json: bool) -> None:
     """Delete an artifact's index (its files are not touched). While .repolens.toml
     still names it, the next artifact command indexes it again."""
+    from repolens.index.artifacts import ArtifactError, remove_artifact
+
     project = _project(project_path, as_json)
     try:
         remove_artifact(project, name)
