@@ -20,9 +20,9 @@ import pytest
 
 from conftest import IndexTree, replace_in, synthesized_edges
 from repolens.cli.routes import flow_node_row
-from repolens.present.symbols import edge_line
+from repolens.present.symbols import edge_line, wiring_label
 from repolens.query.flow import flow
-from repolens.query.graph import call_path, callees, callers, find_symbol
+from repolens.query.graph import call_path, callees, callers, find_symbol, impact
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "events"
 
@@ -120,6 +120,12 @@ def test_answers_label_the_wiring(events: sqlite3.Connection) -> None:
     runs = callees(events, find_symbol(events, "Button.click"))
     labels = {hit.symbol.qualified_name: edge_line(hit) for hit in runs}
     assert "via `Button._handlers` (stored), registered at py/ui.py:76" in labels["save"]
+
+
+def test_impact_follows_and_labels_a_stored_callback(events: sqlite3.Connection) -> None:
+    result = impact(events, find_symbol(events, "py/ui.py:save"), depth=1)
+    hits = {hit.symbol.qualified_name: hit for hit in result.hits}
+    assert "via `Button._handlers` (stored)" in wiring_label(hits["Button.click"].metadata)
 
 
 def test_flow_labels_the_wiring_of_each_bridged_hop(events: sqlite3.Connection) -> None:

@@ -36,7 +36,7 @@ from repolens.present.graph import (
     split_tests,
     tests_line,
 )
-from repolens.present.symbols import wiring
+from repolens.present.symbols import wiring, wiring_label
 from repolens.query.graph import (
     EdgeHit,
     ImpactHit,
@@ -400,6 +400,7 @@ def impact_command(
                 say(
                     f"  {h.symbol.line:>5}  {h.symbol.qualified_name} ({h.symbol.kind})  "
                     f"depth {h.depth}, {h.edge_kind} at {h.file}:{h.line}"
+                    f"{wiring_label(h.metadata)}"
                 )
         print_tests_left_out([h.symbol for h in tests], "test dependent")
         if result.truncated:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from repolens.present.format import Answer, cite, clip, plural
-from repolens.present.symbols import edge_line, label
+from repolens.present.symbols import edge_line, label, wiring_label
 from repolens.query.graph import (
     DeadCodeReport,
     EdgeHit,
@@ -163,7 +163,7 @@ def render_impact(
             lines.append(
                 f"  depth {hit.depth}: {hit.symbol.qualified_name} ({hit.symbol.kind})"
                 f" :{hit.symbol.line} — {hit.edge_kind} at {cite(hit.file, hit.line)}"
-                f"{sure}"
+                f"{sure}{wiring_label(hit.metadata)}"
             )
         block = "\n".join(lines)
         if not out.add(block) and not out.add_clipped(block):

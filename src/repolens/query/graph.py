@@ -315,6 +315,7 @@ class ImpactHit:
     file: str
     line: int
     confidence: float
+    metadata: str = ""  # a synthesized edge's wiring (``present.symbols.wiring_label``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,7 +355,7 @@ def impact(
     walk = reverse_closure(seeds, step, depth, limit)
     refs = symbols_by_ids(conn, [d for d, *_ in walk.found])
     hits = [
-        ImpactHit(refs[d], lvl, e.kind, via, e.file, e.line, walk.weakest[d])
+        ImpactHit(refs[d], lvl, e.kind, via, e.file, e.line, walk.weakest[d], e.metadata)
         for d, lvl, (e, via) in walk.found
         if d in refs
     ]
