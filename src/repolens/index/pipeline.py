@@ -55,6 +55,7 @@ from repolens.resolve import (
     keep_written,
     resolve,
 )
+from repolens.resolve.centrality import compute_centrality
 from repolens.store import chunks as chunk_store
 from repolens.store import graph as graph_store
 from repolens.store.db import (
@@ -413,6 +414,15 @@ def _resolve_pending(
         if progress:
             progress("resolve", len(ids | exact), len(ids | exact))
     report.timings["resolve"] = time.perf_counter() - started
+    if pending or exact or report.removed or not _has_centrality(conn):
+        started = time.perf_counter()
+        compute_centrality(conn)
+        report.timings["centrality"] = time.perf_counter() - started
+
+
+def _has_centrality(conn: sqlite3.Connection) -> bool:
+    """Whether centrality was computed (an index from before it has none until now)."""
+    return conn.execute("SELECT 1 FROM centrality LIMIT 1").fetchone() is not None
 
 
 def index_project(
