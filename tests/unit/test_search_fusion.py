@@ -70,3 +70,39 @@ def test_calibrated_score_is_bounded_and_monotonic() -> None:
     assert score(0.4, 8.0, name=1.0) > score(0.4, 8.0)
     assert score(0.4, 8.0, penalty=0.5) == pytest.approx(score(0.4, 8.0) * 0.5)
     assert score(0.99, 500.0, name=1.0) == 1.0
+
+
+def test_prose_config_and_examples_are_ranked_down_unless_asked_for() -> None:
+    plain = shape("retry the request on timeout")
+    assert fusion.role_penalty(plain, "", "markdown") < 1.0
+    assert fusion.role_penalty(plain, "", "yaml") < 1.0
+    assert fusion.role_penalty(plain, "", "python", "examples/retry/app.py") < 1.0
+    assert fusion.role_penalty(plain, "", "python", "src/retry.py") == 1.0
+    assert fusion.role_penalty(shape("docs on retry"), "", "markdown") == 1.0
+    assert fusion.role_penalty(shape("the ci workflow"), "", "yaml") == 1.0
+    assert fusion.role_penalty(shape("retry example"), "", "python", "examples/app.py") == 1.0
+
+
+def test_a_files_imports_rank_below_its_code() -> None:
+    plain = shape("retry the request on timeout")
+    assert fusion.role_penalty(plain, "", "python", "src/retry.py", "preamble") < 1.0
+    assert fusion.role_penalty(plain, "", "python", "src/retry.py", "function") == 1.0
+
+
+def test_central_code_ranks_higher_with_everything_else_equal() -> None:
+    candidate = Candidate(1, rrf=0.01)
+    assert fusion.rank(candidate, 0, 0, 1.0, central=1.0) > fusion.rank(candidate, 0, 0, 1.0)
+    most = fusion.rank(candidate, 1.0, 1.0, 1.0, central=1.0)
+    assert most == pytest.approx(candidate.rrf * fusion.MAX_BOOST)  # the pruning bound holds
+
+
+def test_the_scores_shown_follow_the_ranking_and_separate() -> None:
+    values = [(3.0, 0.7), (2.4, 1.0), (2.4, 1.0), (1.5, 0.2), (1.2, 0.9)]
+    ranked = [Candidate(i, rank_score=r, score=s) for i, (r, s) in enumerate(values)]
+    fusion.spread(ranked)
+    shown = [c.score for c in ranked]
+    assert shown == sorted(shown, reverse=True)
+    assert shown[:3] == pytest.approx([0.7, 0.56, 0.56])  # ranked below, so scored below
+    assert shown[3] == 0.2  # never above its own evidence
+    assert shown[4] == pytest.approx(0.16)
+    assert [c.signals["relevance"] for c in ranked] == [0.7, 1.0, 1.0, 0.2, 0.9]

@@ -2,13 +2,19 @@
 
 Ranking: weighted reciprocal-rank fusion (k=60, BM25 weighted below dense — measured best
 on docstring and name queries), multiplied by what matters for code: a query naming the
-chunk's symbol, a query naming its file, and a penalty for tests, vendored copies and
-generated files (unless the query asks for tests).
+chunk's symbol, a query naming its file, the centrality of the code it holds in the call
+and import graph, and a penalty for tests, vendored copies, generated files, prose,
+configuration and examples (unless the query asks for that kind of file) and for a
+file's imports.
 
-RRF values only order one query's results; they say nothing about relevance, so the
-reported score is separate: the chunk's cosine and its BM25 score (scaled by what a chunk
-matching every term once would score) mapped to [0, 1] and combined as independent
-evidence. ``min_score`` applies to that score only.
+RRF values only order one query's results; they say nothing about relevance. Relevance
+is measured apart: the chunk's cosine and its BM25 score (scaled by what a chunk matching
+every term once would score) mapped to [0, 1] and combined as independent evidence
+(``calibrate``; kept as the ``relevance`` signal). The score shown both orders and means
+something (``spread``): a result's relevance, capped so that it falls from the score
+above it as much as the ranking value does. Results then read in the order of their
+scores, ten good hits do not all read 1.00, and no score exceeds its evidence.
+``min_score`` applies to it.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from repolens.query.symbols import is_example_path
 from repolens.store.chunks import code_tokens, path_tokens
 
 ChunkKey = int | str
@@ -29,9 +36,26 @@ BM25_WEIGHT = 0.33  # spike: best; bench/search_quality.py: 0.33-1.0 all within 
 NAME_BOOST = 0.5
 MENTIONED, PARTIAL = 0.8, 0.5  # name-match levels below an exact match
 PATH_BOOST = 0.15
-MAX_BOOST = (1 + NAME_BOOST) * (1 + PATH_BOOST)
-ROLE_PENALTY = {"test": 0.6, "vendored": 0.4, "generated": 0.5}
+CENTRAL_BOOST = 0.2  # the most central code (see repolens.query.centrality) at most this much
+MAX_BOOST = (1 + NAME_BOOST) * (1 + PATH_BOOST) * (1 + CENTRAL_BOOST)
+ROLE_PENALTY = {
+    "test": 0.6, "vendored": 0.4, "generated": 0.5, "docs": 0.6, "config": 0.6, "example": 0.7,
+}  # fmt: skip
+PREAMBLE_PENALTY = 0.8  # a file's imports: they name everything, and answer little
+EXAMPLE_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
 TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "fixture", "mock", "pytest"})
+# Prose and configuration files answer few code questions but match many words: a change
+# log names every feature, a README every option. Ranked down unless the query asks.
+PROSE_LANGUAGES = frozenset({"markdown", "rst", "text"})
+CONFIG_LANGUAGES = frozenset({"json", "yaml", "toml", "xml", "ini"})
+DOCS_WORDS = frozenset({
+    "doc", "docs", "documentation", "document", "documented", "readme", "changelog", "guide",
+    "tutorial", "docstring", "docstrings", "markdown", "rst", "sphinx",
+})  # fmt: skip
+CONFIG_WORDS = frozenset({
+    "config", "configuration", "configure", "setting", "settings", "yaml", "yml", "json",
+    "toml", "ini", "ci", "workflow", "workflows", "pyproject", "manifest",
+})  # fmt: skip
 COSINE_FLOOR, COSINE_CEILING = 0.15, 0.65  # MiniLM: unrelated code ~0.1, on-topic ~0.5+
 LEXICAL_WEIGHT = 0.7
 NAME_WEIGHT = 0.6
@@ -98,13 +122,20 @@ class QueryShape:
     identifiers: frozenset[str]  # lowercased query words written as code
     joined: str  # lowercase letters and digits only: "parse config" -> "parseconfig"
     asks_for_tests: bool
+    asks_for_docs: bool = False
+    asks_for_config: bool = False
+    asks_for_examples: bool = False
 
     @classmethod
     def of(cls, query: str, tokens: tuple[str, ...]) -> QueryShape:
         words = _WORD.findall(query)
         joined = _flatten(query)
         identifiers = frozenset(w.lower() for w in words if _looks_like_code(w))
-        return cls(frozenset(tokens), identifiers, joined, bool(TEST_WORDS & set(tokens)))
+        found = set(tokens)
+        return cls(
+            frozenset(tokens), identifiers, joined, bool(TEST_WORDS & found),
+            bool(DOCS_WORDS & found), bool(CONFIG_WORDS & found), bool(EXAMPLE_WORDS & found),
+        )  # fmt: skip
 
 
 def _looks_like_code(word: str) -> bool:
@@ -173,10 +204,22 @@ def _path_forms(path: str) -> tuple[frozenset[str], frozenset[str]]:
     return everything, everything & frozenset(path_tokens(path.rsplit("/", 1)[-1]))
 
 
-def role_penalty(shape: QueryShape, role: str) -> float:
+def role_penalty(
+    shape: QueryShape, role: str, language: str = "", path: str = "", kind: str = ""
+) -> float:
+    """How far a chunk is ranked down for what its file is (a test, a vendored copy, a
+    generated file; prose or configuration, by ``language``; an example, by ``path``)
+    unless the query asks for that kind of file, and for being a file's imports."""
+    if not role:
+        if language in PROSE_LANGUAGES:
+            role = "" if shape.asks_for_docs else "docs"
+        elif language in CONFIG_LANGUAGES:
+            role = "" if shape.asks_for_config else "config"
+        elif is_example_path(path):
+            role = "" if shape.asks_for_examples else "example"
     if role == "test" and shape.asks_for_tests:
-        return 1.0
-    return ROLE_PENALTY.get(role, 1.0)
+        role = ""
+    return ROLE_PENALTY.get(role, 1.0) * (PREAMBLE_PENALTY if kind == "preamble" else 1.0)
 
 
 def calibrate(candidate: Candidate, scale: float, name: float, penalty: float) -> float:
@@ -191,10 +234,27 @@ def calibrate(candidate: Candidate, scale: float, name: float, penalty: float) -
     return _clamp((1 - doubt) * penalty)
 
 
-def rank(candidate: Candidate, name: float, path: float, penalty: float) -> float:
+def rank(
+    candidate: Candidate, name: float, path: float, penalty: float, central: float = 0.0
+) -> float:
     """The ordering value: RRF shaped by the code signals."""
-    return candidate.rrf * (1 + NAME_BOOST * name) * (1 + PATH_BOOST * path) * penalty
+    boost = (1 + NAME_BOOST * name) * (1 + PATH_BOOST * path) * (1 + CENTRAL_BOOST * central)
+    return candidate.rrf * boost * penalty
 
 
 def _clamp(value: float) -> float:
     return min(1.0, max(0.0, value))
+
+
+def spread(ranked: Sequence[Candidate]) -> None:
+    """Give ``ranked`` (best first) the scores shown (see module docstring): each one's
+    calibrated relevance, capped by the score before it times the ratio of their ranking
+    values, so the scores fall with the ranking (and by as much) and never exceed the
+    evidence. Each candidate's own relevance is kept in its signals."""
+    previous: Candidate | None = None
+    for candidate in ranked:
+        shown = candidate.signals["relevance"] = candidate.score
+        if previous is not None and previous.rank_score > 0:
+            shown = min(shown, previous.score * candidate.rank_score / previous.rank_score)
+        candidate.score = shown
+        previous = candidate

@@ -14,8 +14,9 @@ evidence that means the same in every index:
   scores), so a project whose statistics inflate raw BM25 does not win by that alone.
 
 The pooled lexical and dense orders are then fused by RRF as one query's, the code signals
-shape that order, and each hit keeps the calibrated score a search of its own project
-gives it (the same evidence, the same formula), so ``min_score`` means the same across
+shape that order, and each hit's relevance is the calibrated score a search of its own
+project gives it (the same evidence, the same formula); the scores shown spread from the
+best of those in rank order (``fusion.spread``), so ``min_score`` means the same across
 projects. Each hit names its project.
 """
 
@@ -96,10 +97,11 @@ def linked_search(
                 continue
             judge(shape, candidate, got.chunks[key], got.terms.scale)
             candidate.signals["lexical_scaled"] = _scaled(candidate, got)
-            if min_score is None or candidate.score >= min_score:
-                ranked.append((candidate, number))
+            ranked.append((candidate, number))
     ranked.sort(key=lambda p: (-p[0].rank_score, -p[0].score, p[1], tie(p[0].chunk_id)))
-    return _present(found, ranked[:limit])
+    fusion.spread([candidate for candidate, _ in ranked[:limit]])
+    kept = [p for p in ranked[:limit] if min_score is None or p[0].score >= min_score]
+    return _present(found, kept)
 
 
 class _OneQueryVector:

@@ -18,6 +18,7 @@ from pathlib import Path
 from repolens.embed.base import EmbeddingProvider
 from repolens.query import fusion
 from repolens.query.backend import ChunkKey, ChunkMeta, SearchBackend, SearchRequest
+from repolens.query.centrality import Span, span_centrality
 from repolens.query.chunk_contents import Shown, chunk_contents
 from repolens.query.embedded import EmbeddedBackend
 from repolens.query.search_filters import Filters
@@ -74,7 +75,8 @@ def search(
     source = backend if backend is not None else EmbeddedBackend(conn, data_dir)
     pool = max(CANDIDATE_POOL, limit * 5)
     found = source.retrieve(SearchRequest(query, filters, pool, provider))
-    ranked = _score(query, found.terms, found.candidates, found.chunks, limit, min_score)
+    central = _centrality(conn, found.chunks)
+    ranked = _score(query, found.terms, found.candidates, found.chunks, central, limit, min_score)
     texts = source.texts([candidate.chunk_id for candidate in ranked])
     return to_results(conn, ranked, found.chunks, texts)
 
@@ -84,10 +86,12 @@ def _score(
     terms: QueryTerms,
     candidates: dict[ChunkKey, fusion.Candidate],
     chunks: dict[ChunkKey, ChunkMeta],
+    central: dict[ChunkKey, float],
     limit: int,
     min_score: float | None,
 ) -> list[fusion.Candidate]:
-    """The best ``limit`` candidates (at or above ``min_score``), in rank order.
+    """The best ``limit`` candidates in rank order, with the scores shown (those below
+    ``min_score`` dropped).
 
     Signals can raise a candidate's RRF value by at most ``fusion.MAX_BOOST``, so the walk
     down the RRF order stops once no later candidate can reach the current top ``limit``.
@@ -99,31 +103,51 @@ def _score(
     for candidate in ordered:
         if len(best) == limit and candidate.rrf * fusion.MAX_BOOST <= best[0][0]:
             break
-        judge(shape, candidate, chunks[candidate.chunk_id], terms.scale)
-        if min_score is not None and candidate.score < min_score:
-            continue
+        judge(shape, candidate, chunks[candidate.chunk_id], terms.scale,
+              central.get(candidate.chunk_id, 0.0))  # fmt: skip
         kept.append(candidate)
         heapq.heappush(best, (candidate.rank_score, tie(candidate.chunk_id)))
         if len(best) > limit:
             heapq.heappop(best)
     kept.sort(key=lambda c: (-c.rank_score, -c.score, tie(c.chunk_id)))
-    return kept[:limit]
+    top = kept[:limit]
+    fusion.spread(top)
+    return [c for c in top if min_score is None or c.score >= min_score]
+
+
+def _centrality(
+    conn: sqlite3.Connection, chunks: dict[ChunkKey, ChunkMeta]
+) -> dict[ChunkKey, float]:
+    """Each candidate chunk's centrality signal, from the project's graph (also when a
+    remote backend holds the chunks: the graph is always local)."""
+    spans = {key: Span(c.path, c.start_line, c.end_line) for key, c in chunks.items()}
+    try:
+        by_span = span_centrality(conn, spans.values())
+    except sqlite3.OperationalError:  # an index from before centrality: no signal
+        return {}
+    return {key: by_span[span] for key, span in spans.items()}
 
 
 def judge(
-    shape: fusion.QueryShape, candidate: fusion.Candidate, chunk: ChunkMeta, scale: float
+    shape: fusion.QueryShape,
+    candidate: fusion.Candidate,
+    chunk: ChunkMeta,
+    scale: float,
+    central: float = 0.0,
 ) -> None:
     """Set ``candidate``'s ordering value and calibrated score from its fused RRF value,
-    the code signals of ``chunk`` and the lexical ``scale`` of the index it came from."""
+    the code signals of ``chunk``, the lexical ``scale`` of the index it came from and
+    the ``central`` signal of the code it holds (see :mod:`repolens.query.centrality`)."""
     names = [n for n in chunk.names.split("\n") if n]
     name, candidate.matched_name = fusion.name_match(shape, names)
     path = fusion.path_match(shape, chunk.path)
-    penalty = fusion.role_penalty(shape, chunk.role)
-    candidate.rank_score = fusion.rank(candidate, name, path, penalty)
+    penalty = fusion.role_penalty(shape, chunk.role, chunk.language, chunk.path, chunk.kind)
+    candidate.rank_score = fusion.rank(candidate, name, path, penalty, central)
     candidate.score = fusion.calibrate(candidate, scale, name, penalty)
     candidate.signals.update(
-        _evidence(candidate), name=name, path=path, penalty=penalty, rrf=candidate.rrf
-    )
+        _evidence(candidate), name=name, path=path, penalty=penalty, rrf=candidate.rrf,
+        central=central,
+    )  # fmt: skip
 
 
 def tie(key: ChunkKey) -> tuple[bool, ChunkKey]:

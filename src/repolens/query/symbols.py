@@ -30,6 +30,7 @@ CLASS_KINDS = frozenset(
 CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__", "constructor", "new"})
 # Definitions an answer is usually about; variables and fields rank after them.
 _DEFINITION_KINDS = CLASS_KINDS | {"function", "method", "constructor", "test", "route"}
+_EXAMPLE_PATH = re.compile(r"(^|/)(examples?|samples?|demos?)/")
 _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$|_test\.[a-z]+$|"
     r"\.(test|spec)\.[a-z]+$|(^|/)conftest\.py$|Tests?\.(java|kt|cs)$"
@@ -95,6 +96,12 @@ def is_test_path(path: str) -> bool:
 def is_test_code(sym: SymbolRef) -> bool:
     """Whether a symbol is test code: in a test file, or a test by kind or by name."""
     return is_test_path(sym.file) or sym.kind == "test" or sym.name.startswith("test")
+
+
+def is_example_path(path: str) -> bool:
+    """Whether a path is under an examples (samples, demos) folder: code that shows the
+    project in use, rarely the code a question is about."""
+    return bool(_EXAMPLE_PATH.search(path))
 
 
 def full_name_of(kind: str, qualified_name: str, path: str, module: str, language: str = "") -> str:
