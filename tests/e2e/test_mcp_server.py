@@ -187,6 +187,22 @@ async def test_context_gives_entry_points_paths_and_numbered_code(client: Client
     assert len(text) <= 10_000
 
 
+async def test_the_cli_context_command_prints_the_tools_answer(client: Client) -> None:
+    query = "how does Server.handle reach fetch_user?"
+    tool = await client.call("context", query=query, budget=3000)
+    printed = subprocess.run(
+        [sys.executable, "-m", "repolens", "context", query, "--budget", "3000",
+         "--project", str(client.root)],
+        env=server_env(), capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    def body(text: str) -> list[str]:  # the notes word why search is keyword-only each way
+        return [line for line in text.rstrip("\n").splitlines() if not line.startswith("Note:")]
+
+    assert body(printed) == body(tool)
+    assert "Server.handle (method) shop/server.py:19" in printed
+    assert "embeddings are off" in printed and "embeddings are off" in tool
+
+
 async def test_context_respects_a_small_budget_and_says_what_it_left_out(client: Client) -> None:
     text = await client.call("context", query="fetch_user rename_user save_user", budget=900)
     assert len(text) <= 900

@@ -91,6 +91,17 @@ def test_an_ambiguous_name_contributes_its_candidates_without_choosing(
     assert files == {"shop/cache.py", "shop/config.py"}
 
 
+def test_a_plain_word_in_a_sentence_is_not_taken_for_a_common_name(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    long = "fix the crash when the settings file is missing and we load defaults on start"
+    named = [i for i in build(indexed, long).items if any("named" in w for w in i.why)]
+    assert all(i.symbol.name != "load" for i in named)  # "load" is in many chunks here
+    code = "fix the crash when the settings file is missing and `load` returns defaults"
+    found = {i.symbol.file for i in build(indexed, code).items if i.symbol.name == "load"}
+    assert found == {"shop/cache.py", "shop/config.py"}  # written as code, it is a name
+
+
 def test_an_unknown_identifier_is_reported_not_replaced(
     indexed: tuple[Project, sqlite3.Connection],
 ) -> None:
@@ -139,3 +150,23 @@ def test_a_large_budget_leaves_nothing_out_on_a_small_project(
 ) -> None:
     text = render_context(build(indexed, "fetch_user", budget=40_000))
     assert text.endswith("(complete: nothing left out)")
+
+
+def test_a_long_docstring_is_trimmed_before_the_body_is_cut(tmp_path: Path) -> None:
+    doc = "".join(f"    Detail {i} of how the totals are computed.\n" for i in range(30))
+    body = "".join(f"    total += item_{i}\n" for i in range(70))
+    source = f'def compute_totals(items):\n    """Sum the items.\n\n{doc}    """\n'
+    (tmp_path / "totals.py").write_text(source + "    total = 0\n" + body + "    return total\n")
+    project = open_project(tmp_path, load_settings(tmp_path, {"REPOLENS_EMBED_PROVIDER": "none"}))
+    writer = connect(project.db_path)
+    index_project(project, writer)
+    writer.close()
+    conn = connect(project.db_path, readonly=True)
+    try:
+        bundle = build((project, conn), "compute_totals", budget=6000)
+        text = render_context(bundle)
+    finally:
+        conn.close()
+    assert '    """Sum the items.' in text and "docstring lines 3-34 left out" in text
+    assert "Detail 5 of how" not in text
+    assert "    return total" in text  # the whole body, once the docstring made room

@@ -28,6 +28,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "watch": "fresh",
     "stop": "fresh",
     "search": "search",
+    "context": "context",
     "callers": "graph",
     "callees": "graph",
     "impact": "graph",

@@ -11,9 +11,9 @@ from repolens.discover.gitdiff import DiffError, git_diff, parse_patch
 from repolens.mcp.runtime import ToolInputError
 from repolens.mcp.source import SourceCache
 from repolens.mcp.toolkit import LONG, Budget, ProjectPath, ToolGroup, tool
-from repolens.mcp.tools_search import finish, languages_of
+from repolens.mcp.tools_search import finish
 from repolens.present.affected import affected_lines
-from repolens.present.format import Answer, add_code, cite
+from repolens.present.format import Answer, add_code, cite, languages_of
 from repolens.query.affected import affected
 
 MAX_PATCH = 2_000_000

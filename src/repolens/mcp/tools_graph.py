@@ -31,9 +31,9 @@ from repolens.mcp.toolkit import (
     tool,
 )
 from repolens.mcp.tools_linked import LinkedQueries
-from repolens.mcp.tools_search import finish, languages_of
+from repolens.mcp.tools_search import finish
 from repolens.present.explore import render_exploration
-from repolens.present.format import Answer, add_code, plural
+from repolens.present.format import Answer, add_code, languages_of, plural
 from repolens.present.graph import (
     add_lines,
     caller_gaps,

@@ -12,7 +12,6 @@ from pydantic import Field
 from repolens.index.artifacts import CALL_EMBED_LIMIT, ArtifactError, fresh_artifacts
 from repolens.mcp.paths import confine, confine_glob
 from repolens.mcp.runtime import ProjectHandle
-from repolens.mcp.source import SourceCache
 from repolens.mcp.toolkit import (
     LONG,
     MIN_BUDGET,
@@ -26,13 +25,12 @@ from repolens.mcp.toolkit import (
     tool,
 )
 from repolens.present.artifacts import render_symbol
-from repolens.present.context import render_context
+from repolens.present.context import context_answer
 from repolens.present.format import Answer
 from repolens.present.listing import render_files, render_symbols
 from repolens.present.search import search_answer
 from repolens.query.artifact_links import named_artifacts
 from repolens.query.backends import Chosen, choose_backend
-from repolens.query.context import build_context
 from repolens.query.graph import search_symbols
 from repolens.query.linked import LinkedIndex, linked_search
 from repolens.query.routes import matching_routes
@@ -44,15 +42,6 @@ Query = Annotated[str, Field(min_length=1, max_length=2000, description="What to
 def split_list(text: str | None) -> tuple[str, ...]:
     """``"python, go"`` -> ``("python", "go")``."""
     return tuple(p.strip() for p in (text or "").split(",") if p.strip())
-
-
-def languages_of(conn: sqlite3.Connection, paths: set[str]) -> dict[str, str]:
-    """Each path's language, for code fences."""
-    if not paths:
-        return {}
-    marks = ",".join("?" * len(paths))
-    rows = conn.execute(f"SELECT path, language FROM files WHERE path IN ({marks})", list(paths))
-    return {str(r[0]): str(r[1]) for r in rows}
 
 
 def artifact_context(handle: ProjectHandle, question: str, budget: int) -> str:
@@ -280,21 +269,11 @@ class SearchTools(ToolGroup):
         with handle.reader() as conn:
             chosen = choose_backend(handle.project, conn)
             provider, why = _query_provider(handle, conn, chosen)
-            source = SourceCache(handle.root, conn)
-            bundle = build_context(
-                conn,
-                handle.project.data_dir,
-                query,
-                read_lines=source,
-                budget=max(budget - len(named), MIN_BUDGET),
-                depth=depth,
-                provider=provider,
-                backend=chosen.backend,
-            )
-            files = {item.symbol.file for item in bundle.items}
-            languages = languages_of(conn, files)
-        bundle.notes.extend(n for n in (why, source.stale_note(), handle.progress_note()) if n)
-        text = render_context(bundle, language_of=languages)
+            text = context_answer(
+                conn, handle.project, query, budget=max(budget - len(named), MIN_BUDGET),
+                depth=depth, provider=provider, backend=chosen.backend,
+                notes=(why, handle.progress_note()),
+            )[0]  # fmt: skip
         return f"{named}\n\n{text}" if named else text
 
     @tool("files", "List indexed files")

@@ -8,11 +8,51 @@ named so the agent can ask for just those.
 
 from __future__ import annotations
 
-from repolens.present.format import Answer, add_code, cite, clip, plural
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from repolens.mcp.source import SourceCache
+from repolens.present.format import (
+    Answer,
+    add_code,
+    cite,
+    clip,
+    languages_of,
+    numbered,
+    plural,
+)
 from repolens.present.symbols import chain, label, span
-from repolens.query.context import ContextBundle, ContextItem, code_order
+from repolens.project import Project
+from repolens.query.backend import SearchBackend
+from repolens.query.context import ContextBundle, ContextItem, build_context, code_order
+
+if TYPE_CHECKING:
+    from repolens.embed.base import EmbeddingProvider
 
 MIN_CODE_LINES = 5
+
+
+def context_answer(
+    conn: sqlite3.Connection,
+    project: Project,
+    query: str,
+    *,
+    budget: int,
+    depth: int = 1,
+    provider: EmbeddingProvider | None = None,
+    backend: SearchBackend | None = None,
+    notes: Sequence[str] = (),
+) -> tuple[str, ContextBundle]:
+    """The context answer as every front end gives it (MCP tool, CLI), and its bundle:
+    code read from the project's files now (inside its root), ``notes`` (why the search
+    was keyword only, say) added to the bundle's own."""
+    source = SourceCache(project.root, conn)
+    bundle = build_context(conn, project.data_dir, query, read_lines=source, budget=budget,
+                           depth=depth, provider=provider, backend=backend)  # fmt: skip
+    bundle.notes.extend(n for n in (*notes, source.stale_note()) if n)
+    languages = languages_of(conn, {item.symbol.file for item in bundle.items})
+    return render_context(bundle, language_of=languages), bundle
 
 
 def render_context(bundle: ContextBundle, *, language_of: dict[str, str] | None = None) -> str:
@@ -70,8 +110,10 @@ def _code(out: Answer, item: ContextItem, language: str) -> None:
     sym = item.symbol
     header = f"\n### {sym.qualified_name} ({sym.kind}) — {span(sym)}"
     ask = f'node symbol="{cite(sym.file, sym.line)}"'
-    shown = add_code(out, header, item.lines, sym.line, language=language,
-                     min_lines=MIN_CODE_LINES)  # fmt: skip
+    shown = _trimmed_code(out, header, item, language) if item.trimmed else None
+    if shown is None:
+        shown = add_code(out, header, item.lines, sym.line, language=language,
+                         min_lines=MIN_CODE_LINES)  # fmt: skip
     if shown is None:
         out.leave_out(f"code of {sym.qualified_name} ({span(sym)})", ask)
         return
@@ -82,6 +124,25 @@ def _code(out: Answer, item: ContextItem, language: str) -> None:
                       f'node symbol="{sym.qualified_name}.MEMBER"')  # fmt: skip
     elif shown[1] < max(sym.end_line, sym.line):
         out.leave_out(f"{sym.qualified_name} lines {shown[1] + 1}-{sym.end_line}", ask)
+
+
+def _trimmed_code(
+    out: Answer, header: str, item: ContextItem, language: str
+) -> tuple[int, int] | None:
+    """The item's code with its docstring cut to its first line (a marked gap where the
+    rest was), all or nothing; ``None`` when it does not fit."""
+    assert item.trimmed is not None
+    first, (gap_start, gap_end) = item.symbol.line, item.trimmed
+    last = first + len(item.lines) - 1
+    width = len(str(last))
+    head = item.lines[: gap_start - first]
+    tail = item.lines[gap_end - first + 1 :]
+    marker = f"{'':>{width}}  ⋮ docstring lines {gap_start}-{gap_end} left out"
+    parts = [numbered(head, first, width), marker]
+    if tail:
+        parts.append(numbered(tail, gap_end + 1, width))
+    block = "\n".join(parts)
+    return (first, last) if out.add(f"{header}\n```{language}\n{block}\n```") else None
 
 
 def _omitted(out: Answer, bundle: ContextBundle) -> None:

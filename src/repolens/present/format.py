@@ -9,6 +9,7 @@ either "complete" or the list of what it dropped.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
@@ -177,3 +178,12 @@ class Answer:
 def plural(count: int, word: str, many: str | None = None) -> str:
     """``1 caller`` / ``3 callers``."""
     return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def languages_of(conn: sqlite3.Connection, paths: set[str]) -> dict[str, str]:
+    """Each path's language, for code fences."""
+    if not paths:
+        return {}
+    marks = ",".join("?" * len(paths))
+    rows = conn.execute(f"SELECT path, language FROM files WHERE path IN ({marks})", list(paths))
+    return {str(r[0]): str(r[1]) for r in rows}

@@ -42,8 +42,10 @@ from repolens.query.search import SearchResult, search
 from repolens.query.symbols import (
     CLASS_KINDS,
     FILE_KIND,
+    ROUTE_QUERY,
     SYMBOL_COLUMNS,
     SYMBOL_FROM,
+    is_example_path,
     is_test_path,
     row_to_ref,
 )
@@ -55,10 +57,13 @@ MAX_NAMES = 12  # identifiers taken from one query
 SEARCH_LIMIT = 20
 EXPAND_SEEDS = 6  # seeds whose callers and callees are explored
 NEIGHBOURS = 15  # callers / callees taken per explored symbol
-MAX_ITEMS = 14  # symbols in the answer's map
+MAX_ITEMS = 30  # symbols in the answer's map
+ITEM_BUDGET = 600  # characters of budget per symbol in the map (a smaller one keeps room for code)
 ENTRY_LINES = 80  # code lines at most per entry point
-RELATED_LINES = 40
+RELATED_LINES = 30
+CODE_BUDGET = 2600  # characters of budget per symbol shown with code (the rest are listed)
 MIN_LINES = 6  # fewer lines than this are not worth showing
+MIN_CODE_ITEMS = 4
 ENTRY_SHARE = 0.4  # a seed this close to the best one is an entry point; weaker ones are related
 PROPAGATE_CAP = 4.0  # a neighbour inherits at most this much of an explored symbol's score
 CLASS_HEAD_LINES = 25  # of a long class, the lines before its first member at most
@@ -67,6 +72,9 @@ LINE_OVERHEAD = 8  # number gutter and newline, per code line
 ITEM_OVERHEAD = 120  # the map line and the code header, per symbol
 FIXED_OVERHEAD = 700  # title, section headings, footer
 
+SHORT_QUERY_WORDS = 8  # up to this many words, a plain word may name a symbol
+RARE_SHARE, RARE_MIN_CHUNKS = 0.01, 3  # a word in at most this many chunks is rare
+_WORDS = re.compile(r"\w+")
 _TOKEN = re.compile(r"`([^`]+)`|([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?)")
 _CODE_SHAPE = re.compile(r"[_.$#:]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|\(\)$")
 _STOP_TEXT = (
@@ -77,6 +85,7 @@ _STOP_TEXT = (
     " calling class classes"
 )
 _STOPWORDS = frozenset(_STOP_TEXT.split())
+_DOCSTRING_OPEN = re.compile(r"^[rRbBuU]?(\"\"\"|\'\'\')")
 _EXCEPTION_NAME = re.compile(r"(Error|Exception|Warning)$")
 # Kinds that rarely answer a question by themselves; ranked lower unless named.
 _MINOR_KINDS = frozenset({FILE_KIND, "variable", "constant", "field", "property", "enum_member"})
@@ -95,6 +104,8 @@ class ContextItem:
     routes: list[str] = field(default_factory=list)  # ``METHOD /path`` it handles
     shown_in: str = ""  # a higher-ranked item whose code already shows these lines
     members: list[SymbolRef] = field(default_factory=list)  # a long class: what it holds
+    found: bool = True  # named or hit by search (else only reached through the graph)
+    trimmed: tuple[int, int] | None = None  # lines of a docstring left out of ``lines``
 
 
 @dataclass(slots=True)
@@ -182,14 +193,16 @@ def build_context(
     hit_weight = 0.3 if about_names else 1.0  # text like the names matters less than they do
     _seed_from_search(conn, data_dir, query, provider, pool, bundle, hit_weight, backend)
     wants_tests = bool(re.search(r"\btests?\b|\bspec\b", query, re.IGNORECASE))
+    wants_examples = bool(re.search(r"\b(examples?|samples?|demos?)\b", query, re.IGNORECASE))
     edges = _expand(conn, pool, depth=max(1, min(depth, 2)))
-    ranked = _rank(pool, wants_tests)
-    max_items = min(max_items, max(3, budget // 700))  # a small budget keeps room for code
+    ranked = _rank(pool, wants_tests, wants_examples)
+    max_items = min(max_items, max(3, budget // ITEM_BUDGET))
     chosen, bundle.omitted = ranked[:max_items], [c.symbol for c, _ in ranked[max_items:]]
     top_seed = max((c.seed_score for c, _ in chosen), default=0.0)
+    entry = [c.seed_score >= ENTRY_SHARE * top_seed > 0 for c, _ in chosen]
     bundle.items = [
-        ContextItem(c.symbol, round(score, 3), c.seed_score >= ENTRY_SHARE * top_seed > 0, c.why)
-        for c, score in chosen
+        ContextItem(c.symbol, round(score, 3), is_entry, c.why, found=c.seed)
+        for (c, score), is_entry in zip(chosen, entry, strict=True)
     ]
     for item in bundle.items:
         item.routes = [r.name for r in routes_of(conn, item.symbol)][:5]
@@ -220,8 +233,14 @@ def _seed_from_names(
     conn: sqlite3.Connection, query: str, pool: dict[int, _Candidate], notes: list[str]
 ) -> bool:
     """Seed the symbols the query names; True when the query is nothing but names that
-    each named exactly one symbol (then it asks about those, not about text like them)."""
+    each named exactly one symbol (then it asks about those, not about text like them).
+
+    A plain word ("session", "update") names a symbol only in a short query or when the
+    word is rare in the project's code: in a sentence, a common word is English, and
+    taking it for the function of that name spends the budget on the wrong code."""
     names = query_names(query)
+    if len(_WORDS.findall(query)) > SHORT_QUERY_WORDS:
+        names = [(name, shaped) for name, shaped in names if shaped or _rare(conn, name)]
     words = {w.lower() for name, _ in names for w in re.split(r"[.:#]+", name)}
     leftover = _TOKEN.sub(" ", query).strip(" \t\n?.,;:!'\"()")
     only_exact = bool(names) and not leftover
@@ -242,12 +261,28 @@ def _seed_from_names(
     return only_exact
 
 
+def _rare(conn: sqlite3.Connection, word: str) -> bool:
+    """Whether ``word`` is in few chunks of the project: an identifier, not English."""
+    total = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    cap = max(RARE_MIN_CHUNKS, int(RARE_SHARE * total))
+    try:
+        row = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+            (f'"{word.lower()}"', cap + 1),
+        ).fetchone()
+    except sqlite3.OperationalError:  # no search tables yet: judge by shape alone
+        return False
+    return int(row[0]) <= cap
+
+
 def _seed_from_routes(conn: sqlite3.Connection, query: str, pool: dict[int, _Candidate]) -> None:
-    """The handlers of the routes the query names or describes ("POST /orders", "the
-    endpoint that cancels an order"), as strongly as a name in the query."""
+    """The handlers of the routes the query names ("POST /orders"), as strongly as a name
+    in the query; of those it only describes ("the endpoint that cancels an order"), as
+    strongly as a plain word: "request", "view" and "url" are in many sentences."""
+    weight = 3.0 if ROUTE_QUERY.match(query.strip()) else 1.2
     for hit in matching_routes(conn, query, limit=3):
         if hit.handler is not None:
-            _candidate(pool, hit.handler).add(3.0, f"handles {hit.route.name}")
+            _candidate(pool, hit.handler).add(weight, f"handles {hit.route.name}")
 
 
 def _co_named(ref: SymbolRef, words: set[str]) -> bool:
@@ -377,13 +412,17 @@ def _best(cands: Iterable[_Candidate], count: int) -> list[_Candidate]:
     return sorted(unique.values(), key=lambda c: -c.score)[:count]
 
 
-def _rank(pool: dict[int, _Candidate], wants_tests: bool) -> list[tuple[_Candidate, float]]:
+def _rank(
+    pool: dict[int, _Candidate], wants_tests: bool, wants_examples: bool
+) -> list[tuple[_Candidate, float]]:
     """Candidates with their final scores, best first."""
 
     def weight(cand: _Candidate) -> float:
         score = cand.score
         if is_test_path(cand.symbol.file) and not wants_tests:
             score *= 0.4
+        elif is_example_path(cand.symbol.file) and not wants_examples:
+            score *= 0.5
         if cand.symbol.kind in _MINOR_KINDS and not any(w.startswith("named") for w in cand.why):
             score *= 0.5
         return score
@@ -404,6 +443,8 @@ def _load_code(conn: sqlite3.Connection, bundle: ContextBundle, read_lines: Read
         sym = item.symbol
         if sym.kind == FILE_KIND or room < MIN_LINES * 30:
             continue
+        if len(loaded) >= max(MIN_CODE_ITEMS, bundle.budget // CODE_BUDGET):
+            break
         overlap = next((o for o in loaded if _overlaps(o, sym)), None)
         if overlap is not None:
             item.shown_in = overlap.symbol.qualified_name
@@ -419,21 +460,53 @@ def _load_code(conn: sqlite3.Connection, bundle: ContextBundle, read_lines: Read
             head = item.members[0].line - sym.line if item.members else CLASS_HEAD_LINES
             span = span[: max(min(head, CLASS_HEAD_LINES), 1)]
             room -= sum(len(m.name) + 8 for m in item.members)
-        take, cost = 0, 0
-        for text in span[:cap]:
+        skip = range(0)
+        if sym.file.endswith((".py", ".pyi")) and not _fits(span, cap, room):
+            skip = _docstring_rest(span)  # trimmed before the body is cut
+        take, cost, shown = 0, 0, 0
+        for number, text in enumerate(span):
+            if number in skip:
+                take += 1
+                continue
             line_cost = min(len(text), 240) + LINE_OVERHEAD
-            if cost + line_cost > room:
+            if shown >= cap or cost + line_cost > room:
                 break
-            take, cost = take + 1, cost + line_cost
-        if take >= min(MIN_LINES, len(span)):
+            take, cost, shown = take + 1, cost + line_cost, shown + 1
+        if shown >= min(MIN_LINES, len(span) - len(skip)):
             item.lines = span[:take]
+            if skip and take > skip.start:
+                item.trimmed = (sym.line + skip.start, sym.line + min(skip.stop, take) - 1)
             room -= cost
             loaded.append(item)
 
 
+def _fits(span: list[str], cap: int, room: int) -> bool:
+    """Whether all of ``span`` would be shown: within the line cap and the room."""
+    cost = sum(min(len(text), 240) + LINE_OVERHEAD for text in span)
+    return len(span) <= cap and cost <= room
+
+
+def _docstring_rest(span: list[str]) -> range:
+    """The lines (indices into ``span``) of a Python docstring after its first line, when
+    the body opens with a docstring of several lines; else an empty range."""
+    body = next((n for n, text in enumerate(span[:12]) if text.rstrip().endswith(":")), None)
+    first = next((n for n in range(body + 1, len(span)) if span[n].strip()), None) if (
+        body is not None
+    ) else None  # fmt: skip
+    match = _DOCSTRING_OPEN.match(span[first].strip()) if first is not None else None
+    if first is None or match is None:
+        return range(0)
+    quote, opening = match.group(1), span[first].strip()
+    if opening.count(quote) >= 2:
+        return range(0)  # a one-line docstring: nothing to trim
+    end = next((n for n in range(first + 1, len(span)) if quote in span[n]), None)
+    return range(first + 1, end + 1) if end is not None else range(0)
+
+
 def code_order(items: list[ContextItem]) -> list[ContextItem]:
-    """Entry points first, then related symbols, each in rank order."""
-    return [i for i in items if i.entry] + [i for i in items if not i.entry]
+    """Entry points first, then related symbols the query named or search found, then
+    those only the graph reached (they get what code room is left), each in rank order."""
+    return sorted(items, key=lambda i: (not i.entry, not i.found))
 
 
 def _members(conn: sqlite3.Connection, owner: SymbolRef) -> list[SymbolRef]:
