@@ -93,22 +93,18 @@ def offered_tools(
 def has_routes(project: Project) -> bool:
     """Whether the index holds HTTP routes; on a project not indexed yet that is not
     known, and the route tools are offered."""
-    if not project.db_path.exists():
-        return True
-    try:
-        conn = connect(project.db_path, readonly=True)
-    except (StoreError, sqlite3.Error):
-        return True
-    try:
-        found = conn.execute("SELECT 1 FROM symbols WHERE kind = 'route' LIMIT 1").fetchone()
-        return found is not None
-    except sqlite3.Error:
-        return True
-    finally:
-        conn.close()
+    found = _ask(project, "SELECT EXISTS (SELECT 1 FROM symbols WHERE kind = 'route')")
+    return found is None or bool(found)
 
 
 def _indexed_files(project: Project) -> int | None:
+    count = _ask(project, "SELECT count(*) FROM files")
+    return count or None  # an index still empty says nothing of the project's size
+
+
+def _ask(project: Project, sql: str) -> int | None:
+    """The one number ``sql`` gives from the index, or ``None`` when there is no index
+    or it cannot be read."""
     if not project.db_path.exists():
         return None
     try:
@@ -116,12 +112,11 @@ def _indexed_files(project: Project) -> int | None:
     except (StoreError, sqlite3.Error):
         return None
     try:
-        count = int(conn.execute("SELECT count(*) FROM files").fetchone()[0])
+        return int(conn.execute(sql).fetchone()[0])
     except sqlite3.Error:
         return None
     finally:
         conn.close()
-    return count or None  # an index still empty says nothing of the project's size
 
 
 def _walk_count(root: Path, cap: int) -> int:
