@@ -170,3 +170,13 @@ def test_a_long_docstring_is_trimmed_before_the_body_is_cut(tmp_path: Path) -> N
     assert '    """Sum the items.' in text and "docstring lines 3-34 left out" in text
     assert "Detail 5 of how" not in text
     assert "    return total" in text  # the whole body, once the docstring made room
+
+
+def test_a_change_lists_the_tests_that_call_what_it_changes(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    change = render_context(build(indexed, "fix get_user when the user is missing"))
+    assert "## Tests that call the entry points" in change
+    assert "- test_get_user (test) tests/test_handlers.py:4 — calls get_user at line 5" in change
+    question = render_context(build(indexed, "how does get_user find a user"))
+    assert "## Tests that call" not in question

@@ -97,6 +97,10 @@ def _map(out: Answer, bundle: ContextBundle) -> None:
                     plural(len(bundle.paths) - number, "call path"), "trace source=A target=B"
                 )
                 break
+    if bundle.tests:
+        out.add("\n## Tests that call the entry points")
+        for test, called in bundle.tests:
+            out.add_clipped(f"- {label(test.symbol)} — calls {called} at line {test.line}")
     if bundle.passages:
         out.add("\n## Other matches (outside any symbol)")
         for hit in bundle.passages:

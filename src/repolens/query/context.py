@@ -46,6 +46,7 @@ from repolens.query.symbols import (
     SYMBOL_COLUMNS,
     SYMBOL_FROM,
     is_example_path,
+    is_test_code,
     is_test_path,
     row_to_ref,
 )
@@ -72,6 +73,13 @@ LINE_OVERHEAD = 8  # number gutter and newline, per code line
 ITEM_OVERHEAD = 120  # the map line and the code header, per symbol
 FIXED_OVERHEAD = 700  # title, section headings, footer
 
+MAX_TESTS = 5  # tests listed for a change-style question
+# "add X to Y", "fix Z when ...", "support ...": a change to make, whose checks are tests.
+CHANGE_QUERY = re.compile(
+    r"^\W*(add|fix|remove|support|allow|make|handle|change|update|refactor|rename|deprecate"
+    r"|drop|avoid|ensure|prevent|implement|extend|replace|move|improve)\b|\bwhen\b",
+    re.IGNORECASE,
+)
 SHORT_QUERY_WORDS = 8  # up to this many words, a plain word may name a symbol
 RARE_SHARE, RARE_MIN_CHUNKS = 0.01, 3  # a word in at most this many chunks is rare
 _WORDS = re.compile(r"\w+")
@@ -119,6 +127,8 @@ class ContextBundle:
     passages: list[SearchResult] = field(default_factory=list)  # hits outside any symbol
     omitted: list[SymbolRef] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # for a change-style question: (a test calling an entry point, the entry point's name)
+    tests: list[tuple[EdgeHit, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -207,6 +217,8 @@ def build_context(
     for item in bundle.items:
         item.routes = [r.name for r in routes_of(conn, item.symbol)][:5]
     bundle.paths = call_paths(conn, [item.symbol for item in bundle.items], edges)
+    if CHANGE_QUERY.search(query):
+        bundle.tests = _tests_of(conn, [i.symbol for i in bundle.items if i.entry][:3])
     _load_code(conn, bundle, read_lines)
     if not bundle.items and not bundle.passages:
         bundle.notes.append("nothing in the index matches this query")
@@ -316,6 +328,17 @@ def _seed_from_search(
             continue
         for ref in refs:
             _candidate(pool, ref).add_hit(weight / len(refs), f"search hit #{rank + 1}")
+
+
+def _tests_of(conn: sqlite3.Connection, entries: list[SymbolRef]) -> list[tuple[EdgeHit, str]]:
+    """The tests that call ``entries`` directly (a change to them is checked by these),
+    each with the name of the entry it calls."""
+    found: dict[int, tuple[EdgeHit, str]] = {}
+    for sym in entries:
+        for hit in callers(conn, sym, kinds=FLOW_KINDS, limit=NEIGHBOURS * 4):
+            if is_test_code(hit.symbol) and len(found) < MAX_TESTS:
+                found.setdefault(hit.symbol.id, (hit, sym.name))
+    return list(found.values())
 
 
 def _symbols_in_hit(conn: sqlite3.Connection, hit: SearchResult) -> list[SymbolRef]:
@@ -438,6 +461,7 @@ def _load_code(conn: sqlite3.Connection, bundle: ContextBundle, read_lines: Read
     long to show whole gets its head (signature, docstring, attributes) and a member list."""
     room = bundle.budget - FIXED_OVERHEAD - ITEM_OVERHEAD * len(bundle.items)
     room -= sum(60 * len(p.hops) for p in bundle.paths) + 160 * len(bundle.passages)
+    room -= ITEM_OVERHEAD * len(bundle.tests)
     loaded: list[ContextItem] = []
     for item in code_order(bundle.items):
         sym = item.symbol
