@@ -1,7 +1,7 @@
 """The graph at monorepo scale: ``repolens index --no-embed`` on ~1k, ~7k and 30k+ files.
 
 Run: ``python bench/graph_scale.py [--only small,medium,large] [--codegraph-timeout 1200]
-[--no-codegraph] [--cache DIR]``.
+[--no-codegraph] [--modes memory,disk] [--cache DIR]``.
 
 The corpora are real code from PyPI wheels (downloaded once into ``--cache`` with ``pip
 download --no-deps --only-binary :all:``; native libraries and metadata left out):
@@ -12,7 +12,11 @@ download --no-deps --only-binary :all:``; native libraries and metadata left out
   its collections, Django, SymPy, pandas, SciPy, NumPy, scikit-learn, ...): 33k+ Python
   files, one "monorepo".
 
-Each corpus is indexed by a fresh process with a fresh data directory, and by CodeGraph
+Each corpus is indexed by a fresh process with a fresh data directory, once per mode of
+resolution: ``memory`` holds the whole project in memory (as every index did before the
+``resolve_resident_symbols`` setting: it is set past any corpus here), ``disk`` reads each
+file's rows from the index as needed (the setting at 0, as past its default size), so
+the two rows side by side are the before and after of bounding memory; and by CodeGraph
 1.6.1 (``codegraph init -y``, as in ``graph_index.py``) where it completes within the
 timeout. Printed per corpus: files indexed, wall, CPU, peak memory of the process tree
 (PSS, and the largest process's RSS), database size, and the same per 1,000 files, so
@@ -43,6 +47,7 @@ LARGE = [*SMALL, *MEDIUM, "ansible==12.3.0", "ansible-core==2.19.14", "django==5
          "sqlalchemy==2.1.9", "sphinx==9.0.4", "matplotlib==3.11.2",
          "botocore==1.44.8"]  # fmt: skip
 CORPORA = {"small": SMALL, "medium": MEDIUM, "large": LARGE}
+MODES = {"memory": str(10**12), "disk": "0"}  # resolve_resident_symbols
 SKIPPED_SUFFIXES = (".so", ".pyd", ".dll", ".dylib", ".a")
 
 
@@ -91,15 +96,16 @@ def corpus_tree(cache: Path, work: Path, name: str) -> Path:
     return root
 
 
-def run_repolens(root: Path) -> Row:
+def run_repolens(root: Path, mode: str) -> Row:
     data = root.with_name(root.name + "-data")
     shutil.rmtree(data, ignore_errors=True)
-    env = {**os.environ, "REPOLENS_DATA_DIR": str(data)}
+    env = {**os.environ, "REPOLENS_DATA_DIR": str(data),
+           "REPOLENS_RESOLVE_RESIDENT_SYMBOLS": MODES[mode]}  # fmt: skip
     measure = run_measured([*repolens_command(), "index", "--no-embed", str(root)], env)
     db = next(data.rglob("index.db"), None)
     files = _count(db, "files") if db else 0
     note = "" if measure.returncode == 0 else f"exit {measure.returncode}"
-    row = Row("repolens", root.name, files, measure, tree_size(data), note)
+    row = Row(f"repolens ({mode})", root.name, files, measure, tree_size(data), note)
     shutil.rmtree(data, ignore_errors=True)
     return row
 
@@ -152,6 +158,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/repolens-bench/scale"))
     parser.add_argument("--codegraph-timeout", type=int, default=1200)
     parser.add_argument("--no-codegraph", action="store_true")
+    parser.add_argument("--modes", default="memory,disk", help="of resolution: memory, disk")
     args = parser.parse_args()
     compile_bytecode()
     binary = None if args.no_codegraph else codegraph_binary(args.cache / "codegraph")
@@ -160,8 +167,9 @@ def main() -> None:
     for name in args.only.split(","):
         root = corpus_tree(args.cache, work, name)
         print(f"{name}: {load_line()}", flush=True)
-        rows.append(run_repolens(root))
-        report(rows[-1:])
+        for mode in args.modes.split(","):
+            rows.append(run_repolens(root, mode))
+            report(rows[-1:])
         if binary is not None:
             rows.append(run_codegraph(root, binary, args.codegraph_timeout))
             report(rows[-1:])

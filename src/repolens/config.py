@@ -298,6 +298,10 @@ SPECS: tuple[SettingSpec, ...] = (
                 " at most one per usable core unless force_workers."),
     SettingSpec("force_workers", False, _bool, "true or false",
                 "Start `workers` processes even where there are fewer usable cores."),
+    SettingSpec("resolve_resident_symbols", 500_000, _non_negative_int, "a number of symbols",
+                "Symbols up to which resolution holds the whole project in memory (fastest);"
+                " past it, each file's rows are read from the index as needed, so memory"
+                " stays bounded as the project grows."),
     SettingSpec("embed_provider", "local", _choice("local", "ollama", "openai", "gemini", "none"),
                 "local, ollama, openai, gemini or none", "Embedding provider for semantic search."),
     SettingSpec("embed_runtime", "auto", _runtime,

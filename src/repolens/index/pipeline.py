@@ -402,10 +402,11 @@ def _resolve_pending(
         total = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         workers = worker_count(project)
         init = functools.partial(init_worker, os.getpid(), True)
-        if len(ids | exact) >= total:
-            stats = resolve(conn, project.root, workers=workers, worker_init=init)
-        else:
-            stats = resolve(conn, project.root, ids, exact=exact, workers=workers, worker_init=init)
+        run = functools.partial(
+            resolve, conn, project.root, workers=workers, worker_init=init,
+            resident_symbols=project.settings.resolve_resident_symbols,
+        )  # fmt: skip
+        stats = run() if len(ids | exact) >= total else run(ids, exact=exact)
         with transaction(conn):
             _save_pending(conn, set())
             _save_pending(conn, set(), EXACT_KEY)

@@ -36,12 +36,13 @@ from repolens.resolve.edges import FileResult
 from repolens.resolve.frameworks import write_routes
 from repolens.resolve.incremental import affected_files, importers, stale_files
 from repolens.resolve.languages import spec_for
+from repolens.resolve.ondisk import TableStore, on_disk_project
 from repolens.resolve.parallel import resolve_files
 from repolens.resolve.project import FileRow, Project, ref_counts, ref_tuples
 from repolens.resolve.synthesis import synthesize
-from repolens.resolve.tables import forget, keep_written, load_project
+from repolens.resolve.tables import RESIDENT_SYMBOLS, forget, keep_written, load_project
 from repolens.resolve.writeback import clear_edges, write_modules, write_results
-from repolens.store.db import shared_file, transaction
+from repolens.store.db import build_deferred_index, shared_file, transaction
 
 __all__ = [
     "FileFacts",
@@ -54,6 +55,9 @@ __all__ = [
 ]
 
 REASONS = ("external", "builtin", "unknown", "ambiguous", "dynamic")
+MEMO_LIMIT = 400_000
+"""Memo entries a process keeps while resolving from the index (``ondisk``): about the
+memory of the files it keeps."""
 
 
 @dataclass(slots=True)
@@ -67,6 +71,7 @@ class ResolveStats:
     unresolved: dict[str, Counter[str]] = field(default_factory=dict)
     routes: int = 0  # framework routes of the whole project, rebuilt by every run
     synthesized: int = 0  # dynamic-dispatch edges (``synthesis``), made anew each run
+    on_disk: bool = False  # the project was read from the index by file (``ondisk``)
 
 
 def build_context(project: Project, root: Path) -> Context:
@@ -91,6 +96,7 @@ def resolve(
     exact: Collection[int] = (),
     workers: int = 1,
     worker_init: Callable[[], None] | None = None,
+    resident_symbols: int = RESIDENT_SYMBOLS,
 ) -> ResolveStats:
     """Resolve every file (``file_ids=None``) or the given files and all files whose
     answers they may change; replace those files' edges. One transaction.
@@ -101,9 +107,31 @@ def resolve(
     keeps a one-line edit cheap.
 
     ``workers``: processes that may answer references (see ``parallel``), each first
-    running ``worker_init``. Answers are written as they come, so they never pile up."""
+    running ``worker_init``. Answers are written as they come, so they never pile up.
+
+    A project of more than ``resident_symbols`` symbols is read from the index file by
+    file as resolution asks (``ondisk``), so that memory stays bounded as it grows; the
+    edges are the same. That needs a reader beside this writer (WAL): otherwise, and
+    below the size, the whole project is loaded into memory, the faster way."""
     with collector.paused():  # and back only once the run's objects are gone
-        return _resolve(conn, root, file_ids, exact, workers, worker_init)
+        on_disk = _on_disk(conn, resident_symbols)
+        try:
+            project = on_disk[0] if on_disk else None
+            return _resolve(conn, root, file_ids, exact, workers, worker_init, project)
+        finally:
+            if on_disk is not None:
+                on_disk[1].close()
+
+
+def _on_disk(conn: sqlite3.Connection, resident_symbols: int) -> tuple[Project, TableStore] | None:
+    """The project read from the index file by file, or None to load it whole."""
+    path = shared_file(conn)
+    if path is None:
+        return None
+    if conn.execute("SELECT count(*) FROM symbols").fetchone()[0] <= resident_symbols:
+        return None
+    build_deferred_index(conn, "symbols_name")  # committed, so that readers have it
+    return on_disk_project(conn, path)
 
 
 def _resolve(
@@ -113,14 +141,17 @@ def _resolve(
     exact: Collection[int],
     workers: int,
     worker_init: Callable[[], None] | None,
+    on_disk: Project | None,
 ) -> ResolveStats:
     with transaction(conn):
-        project = load_project(conn)
+        project = load_project(conn) if on_disk is None else on_disk
         # What the page cache holds now (the tables just read, the parse's writes) is
         # not read again, and a resolve worker forked from here would keep a copy.
         conn.execute("PRAGMA shrink_memory")
         ctx = build_context(project, root)
-        stats = ResolveStats(files=0, refs=0, resolved=0, edges=0)
+        if on_disk is not None:
+            ctx.memo_limit = MEMO_LIMIT
+        stats = ResolveStats(files=0, refs=0, resolved=0, edges=0, on_disk=on_disk is not None)
         if file_ids is None:
             clear_edges(conn, None)
             _resolve_files(conn, ctx, set(project.files), stats, workers, worker_init)

@@ -78,6 +78,12 @@ class Memo(Generic[K, V]):
             self._done[key] = value
         return value
 
+    def __len__(self) -> int:
+        return len(self._done)
+
+    def clear(self) -> None:
+        self._done.clear()
+
 
 @dataclass(slots=True)
 class Context:
@@ -105,6 +111,7 @@ class Context:
     receivers: dict[tuple[int, int, str, bool], Value] = field(default_factory=dict)
     guesses: dict[tuple[int, str, str, bool], Guess] = field(default_factory=dict)  # namematch
     line_choices: int = 0  # lookups whose answer depended on the line asked about
+    memo_limit: int | None = None  # entries past which the memos start over (None: never)
     # names a module-level variable or constant has, or an import binds (see ladder)
     variable_names: frozenset[str] | None = None
     imports: Memo[int, Value] = field(init=False)  # import id -> what it binds
@@ -139,6 +146,28 @@ class Context:
         self.outcomes.clear()
         self.receivers.clear()
         self.guesses.clear()
+
+    def trim_memos(self) -> None:
+        """Start every memo over once they hold more than ``memo_limit`` entries. Each
+        holds a pure function of the stored facts, so answers stay the same; what it
+        keeps is bounded rather than growing with the project (the symbols a memo holds
+        would outlive the files ``ondisk`` lets go)."""
+        if self.memo_limit is None:
+            return
+        memos: tuple[Memo[Any, Any], ...] = (
+            self.imports, self.targets, self.members, self.bases, self.mros, self.bindings,
+            self.returns, self.globals, self.owners, self.aliases,
+        )  # fmt: skip
+        tables: tuple[dict[Any, Any], ...] = (
+            self.module_tables, self.imported_files, self.function_imports,
+            self.constructors, self.inits, self.parameters, self.import_results,
+        )  # fmt: skip
+        if sum(map(len, memos)) + sum(map(len, tables)) <= self.memo_limit:
+            return
+        for memo in memos:
+            memo.clear()
+        for table in tables:
+            table.clear()
 
     def layout(self, file_id: int) -> Layout | None:
         spec = self.spec_of.get(file_id)

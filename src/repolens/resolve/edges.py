@@ -55,6 +55,7 @@ def resolve_file(ctx: Context, file: FileRow, refs: list[RefTuple]) -> FileResul
     row is looked up by its key first and made a ``RefRow`` only when it needs the ladder
     (on sympy, more than half of the rows never do)."""
     ctx.forget_file_memos()
+    ctx.trim_memos()
     result = FileResult()
     edges, outcomes = result.edges, ctx.outcomes
     seen: set[tuple[int, int, str, int, int]] = set()

@@ -267,9 +267,7 @@ def _variable_names(ctx: Context) -> frozenset[str]:
         found = {
             sym.name
             for sym in project.syms.values()
-            if sym.kind in VARIABLE_KINDS
-            and sym.parent_id in project.syms
-            and project.syms[sym.parent_id].kind == "file"
+            if sym.kind in VARIABLE_KINDS and sym.parent_id == project.files[sym.file_id].symbol
         }
         found.update(imp.alias for imps in project.imports.values() for imp in imps if imp.alias)
         ctx.variable_names = frozenset(found)

@@ -116,9 +116,8 @@ def _declared(
     """Declared module name -> the module of the file declaring it (first file wins)."""
     found: dict[str, Module] = {}
     if lookup.declares is not None:
-        ids = {f.id for f in files}
-        for sym in project.syms.values():
-            if sym.file_id in ids and lookup.declares(sym):
+        for sym in project.syms_of(files):
+            if lookup.declares(sym):
                 found.setdefault(sym.qname, of_file[sym.file_id])
     if lookup.stem_modules:
         by_stem: dict[str, list[FileRow]] = {}

@@ -3,14 +3,15 @@
 Resolution asks millions of small questions ("which symbols named ``save`` exist?", "what
 does this file import as ``np``?"); answering them from SQLite one by one would dominate
 the run, so every table the ladder needs is held in memory as a ``Project`` (read by
-``tables.load_project``). Only references are loaded per file set, because an incremental
-run re-resolves a few files.
+``tables.load_project``), up to a size past which memory matters more: then each file's
+rows are read as asked for and kept for recent files only (``ondisk``). References are
+always loaded per file set, because an incremental run re-resolves a few files.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from sys import intern
 from typing import TypeVar
@@ -108,24 +109,31 @@ class BindingRow:
 
 @dataclass(slots=True)
 class Project:
-    """Every file, symbol, import, binding and inheritance reference of the index."""
+    """Every file, symbol, import, binding and inheritance reference of the index: held
+    in memory (``tables.load_project``), or past a size read from the index by file as
+    asked for (``ondisk``). Either way the maps are only read during resolution."""
 
     files: dict[int, FileRow]
     by_path: dict[str, int]
-    syms: dict[int, Sym]
-    members: dict[int, dict[str, list[Sym]]]  # parent symbol -> name -> children
-    by_name: dict[str, list[Sym]]  # name -> every non-file symbol with that name
-    by_qname: dict[tuple[int, str], list[Sym]]  # (file, qualified name) -> symbols
-    imports: dict[int, list[ImportRow]]  # file -> imports in source order
-    bindings: dict[int, dict[str, list[BindingRow]]]  # scope symbol -> name -> bindings
-    bases: dict[int, list[RefRow]]  # class symbol -> its extends/implements references
-    file_syms: dict[int, list[Sym]] = field(default_factory=dict)  # file -> its symbols
+    syms: Mapping[int, Sym]
+    members: Mapping[int, Mapping[str, list[Sym]]]  # parent symbol -> name -> children
+    by_name: Mapping[str, list[Sym]]  # name -> every non-file symbol with that name
+    by_qname: Mapping[tuple[int, str], list[Sym]]  # (file, qualified name) -> symbols
+    imports: Mapping[int, list[ImportRow]]  # file -> imports in source order
+    bindings: Mapping[int, Mapping[str, list[BindingRow]]]  # scope symbol -> name -> bindings
+    bases: Mapping[int, list[RefRow]]  # class symbol -> its extends/implements references
+    file_syms: Mapping[int, list[Sym]] = field(default_factory=dict)  # file -> its symbols
     # scope symbol -> type variable -> its bounds (``<Ix: IndexType>``), kept apart from
     # the bindings of values: a type variable is never a value, nor a value a type
-    type_bounds: dict[int, dict[str, BindingRow]] = field(default_factory=dict)
+    type_bounds: Mapping[int, Mapping[str, BindingRow]] = field(default_factory=dict)
 
     def file_of(self, sym: Sym) -> FileRow:
         return self.files[sym.file_id]
+
+    def syms_of(self, files: Iterable[FileRow]) -> Iterator[Sym]:
+        """The symbols of ``files`` in the order ``syms`` holds them (by file id)."""
+        for fid in sorted(f.id for f in files):
+            yield from self.file_syms.get(fid, ())
 
     def top_level(self, file_id: int, name: str) -> list[Sym]:
         return self.members.get(self.files[file_id].symbol, {}).get(name, [])

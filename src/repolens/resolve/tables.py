@@ -78,11 +78,18 @@ class FileTables:
     bases: list[RefRow] = field(default_factory=list)
 
 
+RESIDENT_SYMBOLS = 500_000
+"""Symbols up to which a project is resolved from memory (the ``resolve_resident_symbols``
+setting's default) and the writer keeps the rows it writes: past it, they would only be
+read from the index by file (``ondisk``), and keeping them would grow with the project."""
+
+
 @dataclass(slots=True)
 class _Cache:
     conn: sqlite3.Connection | None = None
     version: int = -1
     files: dict[int, FileTables] = field(default_factory=dict)
+    written: int = 0  # symbols kept by ``keep_written`` since the cache started over
 
 
 _CACHE = _Cache()
@@ -93,7 +100,7 @@ def file_tables(conn: sqlite3.Connection, stamps: dict[int, float]) -> dict[int,
     still valid, else read (all tables at once when most files need reading)."""
     version = int(conn.execute("PRAGMA data_version").fetchone()[0])
     if _CACHE.conn is not conn or _CACHE.version != version:
-        _CACHE.conn, _CACHE.version, _CACHE.files = conn, version, {}
+        _CACHE.conn, _CACHE.version, _CACHE.files, _CACHE.written = conn, version, {}, 0
     kept = _CACHE.files
     stale = [
         fid for fid, stamp in stamps.items() if (t := kept.get(fid)) is None or t.stamp != stamp
@@ -101,7 +108,7 @@ def file_tables(conn: sqlite3.Connection, stamps: dict[int, float]) -> dict[int,
     everything = len(stale) * 2 > len(stamps)  # then one pass over each table is cheaper
     fresh = {fid: FileTables(stamps[fid]) for fid in (stamps if everything else stale)}
     if fresh:
-        _read(conn, fresh, None if everything else sorted(fresh))
+        read_rows(conn, fresh, None if everything else sorted(fresh))
     _CACHE.files = {fid: fresh.get(fid) or kept[fid] for fid in stamps}
     return _CACHE.files
 
@@ -119,11 +126,15 @@ def keep_written(
     most of loading the project, and the one part of it that ran on a single core."""
     version = int(conn.execute("PRAGMA data_version").fetchone()[0])
     if _CACHE.conn is not conn or _CACHE.version != version:
-        _CACHE.conn, _CACHE.version, _CACHE.files = conn, version, {}
+        _CACHE.conn, _CACHE.version, _CACHE.files, _CACHE.written = conn, version, {}, 0
+    if _CACHE.written > RESIDENT_SYMBOLS:  # a big project: its rows are read back by file
+        _CACHE.files.clear()
+        return
     if rows is None or ids is None:
         _CACHE.files[file_id] = FileTables(stamp)
     else:
         _CACHE.files[file_id] = _written_tables(file_id, stamp, rows, ids)
+        _CACHE.written += len(ids.symbols)
 
 
 def _written_tables(file_id: int, stamp: float, rows: GraphRows, ids: WrittenIds) -> FileTables:
@@ -167,7 +178,8 @@ def forget(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> None:
         _CACHE.files.pop(fid, None)
 
 
-def _read(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] | None) -> None:
+def read_rows(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] | None) -> None:
+    """Append to ``out`` the rows of the files ``ids`` (every file when None)."""
     for row in _sorted(conn, SYMBOLS, SYMBOLS_ORDER, ids):
         (
             sid,
@@ -235,9 +247,8 @@ def _sorted(
     return rows
 
 
-def load_project(conn: sqlite3.Connection) -> Project:
-    """Read files, symbols, imports, bindings and base-class references (kept rows of
-    unchanged files reused, see the module doc)."""
+def file_rows(conn: sqlite3.Connection) -> tuple[dict[int, FileRow], dict[int, float]]:
+    """Every file's row (by path; ``symbol`` still 0) and ``indexed_at`` stamp."""
     files: dict[int, FileRow] = {}
     stamps: dict[int, float] = {}
     cur = conn.cursor()
@@ -249,36 +260,71 @@ def load_project(conn: sqlite3.Connection) -> Project:
             fid, path, language, module, tuple(n for n in exports.split("\n") if n), 0
         )
         stamps[fid] = stamp
+    return files, stamps
+
+
+def load_project(conn: sqlite3.Connection) -> Project:
+    """Read files, symbols, imports, bindings and base-class references (kept rows of
+    unchanged files reused, see the module doc)."""
+    files, stamps = file_rows(conn)
     tables = file_tables(conn, dict(sorted(stamps.items())))
-    project = Project(
-        files=files, by_path={f.path: f.id for f in files.values()}, syms={},
-        members=defaultdict(lambda: defaultdict(list)), by_name=defaultdict(list),
-        by_qname=defaultdict(list), imports=defaultdict(list),
-        bindings=defaultdict(lambda: defaultdict(list)), bases=defaultdict(list),
-    )  # fmt: skip
+    maps = RowMaps()
     for fid, table in tables.items():
-        _add(project, fid, table)
-    return project
+        add_rows(maps, files, fid, table)
+    return maps.project(files)
 
 
-def _add(project: Project, fid: int, table: FileTables) -> None:
+@dataclass(slots=True)
+class RowMaps:
+    """The maps a ``Project`` answers from, filled file by file by ``add_rows``: the whole
+    project's here, or one file's (``ondisk``)."""
+
+    syms: dict[int, Sym] = field(default_factory=dict)
+    members: defaultdict[int, defaultdict[str, list[Sym]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+    by_name: defaultdict[str, list[Sym]] = field(default_factory=lambda: defaultdict(list))
+    by_qname: defaultdict[tuple[int, str], list[Sym]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    imports: dict[int, list[ImportRow]] = field(default_factory=dict)
+    bindings: defaultdict[int, defaultdict[str, list[BindingRow]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+    bases: defaultdict[int, list[RefRow]] = field(default_factory=lambda: defaultdict(list))
+    file_syms: dict[int, list[Sym]] = field(default_factory=dict)
+    type_bounds: dict[int, dict[str, BindingRow]] = field(default_factory=dict)
+
+    def project(self, files: dict[int, FileRow]) -> Project:
+        return Project(
+            files=files, by_path={f.path: f.id for f in files.values()}, syms=self.syms,
+            members=self.members, by_name=self.by_name, by_qname=self.by_qname,
+            imports=self.imports, bindings=self.bindings, bases=self.bases,
+            file_syms=self.file_syms, type_bounds=self.type_bounds,
+        )  # fmt: skip
+
+
+def add_rows(maps: RowMaps, files: dict[int, FileRow], fid: int, table: FileTables) -> None:
+    """Add one file's rows to ``maps``; its row in ``files``, if there, learns its
+    ``file`` symbol."""
     for sym in table.syms:
-        project.syms[sym.id] = sym
+        maps.syms[sym.id] = sym
         if sym.kind == "file":
-            project.files[fid].symbol = sym.id
+            if (file := files.get(fid)) is not None:
+                file.symbol = sym.id
             continue
         if sym.parent_id is not None:
-            project.members[sym.parent_id][sym.name].append(sym)
-        project.by_name[sym.name].append(sym)
-        project.by_qname[(fid, sym.qname)].append(sym)
+            maps.members[sym.parent_id][sym.name].append(sym)
+        maps.by_name[sym.name].append(sym)
+        maps.by_qname[(fid, sym.qname)].append(sym)
     if table.syms:
-        project.file_syms[fid] = list(table.syms)
+        maps.file_syms[fid] = list(table.syms)
     if table.imports:
-        project.imports[fid] = list(table.imports)
+        maps.imports[fid] = list(table.imports)
     for binding in table.bindings:
         if binding.from_call == TYPE_BOUND:
-            project.type_bounds.setdefault(binding.scope_id, {})[binding.name] = binding
+            maps.type_bounds.setdefault(binding.scope_id, {})[binding.name] = binding
         else:
-            project.bindings[binding.scope_id][binding.name].append(binding)
+            maps.bindings[binding.scope_id][binding.name].append(binding)
     for ref in table.bases:
-        project.bases[ref.source_id].append(ref)
+        maps.bases[ref.source_id].append(ref)

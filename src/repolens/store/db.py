@@ -219,6 +219,16 @@ def deferred_indexes(conn: sqlite3.Connection) -> Iterator[None]:
         restore_indexes(conn)
 
 
+def build_deferred_index(conn: sqlite3.Connection, name: str) -> None:
+    """Build one index a bulk load dropped now, ahead of the others (a reader needs it);
+    ``restore_indexes`` then finds it there."""
+    statements: list[str] = json.loads(get_meta(conn, DEFERRED_KEY, "[]"))
+    for sql in statements:
+        if sql.split()[2:3] == [name]:  # CREATE INDEX <name> ON ...
+            with transaction(conn):
+                conn.execute(sql.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1))
+
+
 def restore_indexes(conn: sqlite3.Connection) -> None:
     """Build the indexes a bulk load dropped, if any are still missing."""
     statements: list[str] = json.loads(get_meta(conn, DEFERRED_KEY, "[]"))

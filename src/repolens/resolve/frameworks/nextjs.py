@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 
 from repolens.resolve.frameworks.common import imports_module
 from repolens.resolve.frameworks.facts import Facts, Route
@@ -68,7 +69,7 @@ def _url(parts: list[str]) -> str:
     return normalise("/" + "/".join(kept))
 
 
-def _default(file: FileRow, top: dict[str, list[Sym]]) -> Sym | None:
+def _default(file: FileRow, top: Mapping[str, list[Sym]]) -> Sym | None:
     """The default-exported component or handler: an exported top-level function or
     class (a page's component is capitalised, an API route's handler is often
     ``handler``)."""

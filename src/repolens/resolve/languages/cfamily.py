@@ -121,10 +121,9 @@ def _pair_sources(table: FileModules, files: list[FileRow]) -> None:
 
 def _namespaces(project: Project, files: list[FileRow]) -> dict[str, Module]:
     """Namespace name -> the files declaring it: ``a::f`` may be defined in any of them."""
-    ids = {f.id for f in files}
     found: dict[str, Module] = {}
-    for sym in project.syms.values():
-        if sym.kind == "namespace" and sym.file_id in ids:
+    for sym in project.syms_of(files):
+        if sym.kind == "namespace":
             module = found.setdefault(sym.name, Module("namespace " + sym.name))
             if sym.file_id not in module.files:
                 module.files.append(sym.file_id)

@@ -33,10 +33,9 @@ def namespace_modules(
     project: Project, files: list[FileRow]
 ) -> tuple[dict[str, Module], dict[int, Module]]:
     """Namespace modules and each file's (first) namespace, from ``namespace`` symbols."""
-    ids = {f.id for f in files}
     declared: dict[int, list[str]] = {}
-    for sym in project.syms.values():
-        if sym.kind == "namespace" and sym.file_id in ids:
+    for sym in project.syms_of(files):
+        if sym.kind == "namespace":
             declared.setdefault(sym.file_id, []).append(sym.name.replace(" ", ""))
     modules: dict[str, Module] = {}
     of_file: dict[int, Module] = {}

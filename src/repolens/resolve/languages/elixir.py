@@ -17,11 +17,10 @@ from repolens.resolve.project import FileRow, ImportRow, Project
 
 
 def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:
-    ids = {f.id for f in files}
     modules: dict[str, Module] = {}
     of_file: dict[int, Module] = {}
-    for sym in project.syms.values():
-        if sym.kind in ("module", "protocol") and sym.file_id in ids:
+    for sym in project.syms_of(files):
+        if sym.kind in ("module", "protocol"):
             module = ensure(modules, sym.name)
             module.files.append(sym.file_id)
             of_file.setdefault(sym.file_id, module)

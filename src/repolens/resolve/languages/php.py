@@ -58,12 +58,7 @@ def _composer_prefixes(root: Path, base: str) -> list[tuple[str, str]]:
 
 
 def _declared(project: Project, files: list[FileRow]) -> dict[int, str]:
-    ids = {f.id for f in files}
-    return {
-        s.file_id: s.name.strip("\\")
-        for s in project.syms.values()
-        if s.kind == "namespace" and s.file_id in ids
-    }
+    return {s.file_id: s.name.strip("\\") for s in project.syms_of(files) if s.kind == "namespace"}
 
 
 def build_layout(root: Path, project: Project, files: list[FileRow]) -> Layout:

@@ -1,0 +1,301 @@
+"""The project's tables read from the index as resolution asks for them, in bounded memory.
+
+``tables.load_project`` holds every symbol, import and binding in memory: the fastest
+way to answer millions of lookups, but its memory grows with the project (2.1 GB for a
+71k-file tree). Past ``resident_symbols`` (see ``resolve``), the ``Project`` is built on
+this module instead: the same mappings, answered from each file's rows read through a
+read-only connection of the process's own and kept for the most recently used files
+only (``VIEW_SYMBOLS``). The lookups that cross files are answered by the store's indexes:
+a symbol id by its primary key, a name by ``symbols_name``.
+
+Every file's rows are those ``tables`` reads, built into the per-file maps by the same
+``tables.add_rows``, in the same order, so the answers, and so the edges, are the same
+as from the resident project. The connection sees what was committed before resolution
+started (the resolve's own writes, to import targets and reference answers, are not
+committed until it ends), which is what the resident project holds too.
+
+A forked resolve worker inherits the maps and opens its own connection on first use.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TypeVar
+
+from repolens.resolve.project import (
+    BindingRow,
+    FileRow,
+    ImportRow,
+    Project,
+    RefRow,
+    Sym,
+    chunked,
+)
+from repolens.resolve.tables import (
+    SYMBOLS,
+    SYMBOLS_ORDER,
+    FileTables,
+    RowMaps,
+    add_rows,
+    file_rows,
+    read_rows,
+)
+from repolens.store.db import connect
+
+VIEW_SYMBOLS = 200_000
+"""Symbols whose files' maps a process keeps (about 100 MB); the least recently used
+files are let go past it, to be read again if asked for."""
+NAME_SYMBOLS = 100_000
+"""Symbols kept in the answers to "which symbols are named N" (most recent names)."""
+READER_CACHE_KB = 8192
+"""Page cache of the connection: recently read files' pages, and the indexes' upper levels."""
+SCAN_FILES = 500
+"""Files read at once when a whole table is walked (``values``, ``items``)."""
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class TableStore:
+    """Per-file maps of the files most recently asked for, read on demand."""
+
+    def __init__(self, path: Path, files: Mapping[int, FileRow]) -> None:
+        self._path = path
+        self._pid = -1
+        self._conn: sqlite3.Connection | None = None
+        self.files = files
+        self.file_ids = sorted(files)  # ascending: the resident project's order
+        self._views: OrderedDict[int, RowMaps] = OrderedDict()
+        self._held = 0  # symbols in ``_views``
+        self._sym_file: dict[int, int] = {}  # symbol id -> file, for the files held
+        self._missing: set[int] = set()  # ids that name no symbol resolution reads
+        self._names: OrderedDict[str, list[Sym]] = OrderedDict()
+        self._named = 0  # symbols in ``_names``
+
+    def conn(self) -> sqlite3.Connection:
+        """This process's connection (a forked worker opens its own)."""
+        if self._conn is None or self._pid != os.getpid():
+            self._conn = connect(self._path, readonly=True)
+            self._conn.row_factory = None
+            self._conn.execute(f"PRAGMA cache_size = -{READER_CACHE_KB}")
+            self._pid = os.getpid()
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None and self._pid == os.getpid():
+            self._conn.close()
+        self._conn = None
+
+    def view(self, file_id: int) -> RowMaps:
+        """The maps of one file's rows (empty for a file with none)."""
+        found = self._views.get(file_id)
+        if found is not None:
+            self._views.move_to_end(file_id)
+            return found
+        view = self._build({file_id: FileTables(0.0)})[file_id]
+        self._hold(file_id, view)
+        return view
+
+    def file_of(self, sym_id: int) -> int | None:
+        """The file of a symbol resolution reads (None: no such symbol)."""
+        found = self._sym_file.get(sym_id)
+        if found is not None or sym_id in self._missing:
+            return found
+        row = (
+            self.conn()
+            .execute("SELECT file_id FROM symbols WHERE id = ? AND kind != 'route'", (sym_id,))
+            .fetchone()
+        )
+        if row is None:
+            if len(self._missing) > VIEW_SYMBOLS:
+                self._missing.clear()
+            self._missing.add(sym_id)
+            return None
+        return int(row[0])
+
+    def named(self, name: str) -> list[Sym]:
+        """Every non-file symbol named ``name``, in the resident project's order."""
+        found = self._names.get(name)
+        if found is not None:
+            self._names.move_to_end(name)
+            return found
+        rows = (
+            self.conn()
+            .execute(SYMBOLS.format(where=" AND kind != 'file' AND name = ?"), (name,))
+            .fetchall()
+        )
+        rows.sort(key=SYMBOLS_ORDER)
+        syms = [_sym(row) for row in rows]
+        self._names[name] = syms
+        self._named += len(syms)
+        while self._named > NAME_SYMBOLS and len(self._names) > 1:
+            _, gone = self._names.popitem(last=False)
+            self._named -= len(gone)
+        return syms
+
+    def scan(self) -> Iterator[tuple[int, RowMaps]]:
+        """Every file's maps in file order, read a slice at a time and not kept."""
+        for part in chunked(self.file_ids, SCAN_FILES):
+            views = self._build({fid: FileTables(0.0) for fid in part})
+            yield from views.items()
+
+    def _build(self, tables: dict[int, FileTables]) -> dict[int, RowMaps]:
+        read_rows(self.conn(), tables, sorted(tables))
+        views = {}
+        for fid, table in tables.items():
+            views[fid] = view = RowMaps()
+            add_rows(view, {}, fid, table)
+        return views
+
+    def _hold(self, file_id: int, view: RowMaps) -> None:
+        self._views[file_id] = view
+        self._held += len(view.syms)
+        for sid in view.syms:
+            self._sym_file[sid] = file_id
+        while self._held > VIEW_SYMBOLS and len(self._views) > 1:
+            _, gone = self._views.popitem(last=False)
+            self._held -= len(gone.syms)
+            for sid in gone.syms:
+                del self._sym_file[sid]
+
+
+def _sym(row: tuple) -> Sym:
+    sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig, \
+        yields, _ = row  # fmt: skip
+    return Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
+               decos, ret, sig, yields)  # fmt: skip
+
+
+class _Lazy(Mapping[K, V]):
+    """A read-only map over the store; ``get`` is the lookup resolution makes."""
+
+    def __init__(self, store: TableStore) -> None:
+        self._store = store
+
+    def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
+        raise NotImplementedError
+
+    def __getitem__(self, key: K) -> V:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __iter__(self) -> Iterator[K]:
+        return (key for key, _ in self.items())
+
+    def items(self) -> Iterator[tuple[K, V]]:  # type: ignore[override]
+        raise NotImplementedError
+
+    def values(self) -> Iterator[V]:  # type: ignore[override]
+        return (value for _, value in self.items())
+
+
+class Symbols(_Lazy[int, Sym]):
+    def get(self, key: int, default: Sym | None = None) -> Sym | None:  # type: ignore[override]
+        fid = self._store.file_of(key)
+        if fid is None:
+            return default
+        return self._store.view(fid).syms.get(key, default)
+
+    def items(self) -> Iterator[tuple[int, Sym]]:  # type: ignore[override]
+        for _, view in self._store.scan():
+            yield from view.syms.items()
+
+
+class ByFile(_Lazy[int, list[V]]):
+    """A per-file list (``imports``, ``file_syms``) keyed by file id."""
+
+    def __init__(self, store: TableStore, field: str) -> None:
+        super().__init__(store)
+        self._field = field
+
+    def get(self, key: int, default: list[V] | None = None) -> list[V] | None:  # type: ignore[override]
+        if key not in self._store.files:
+            return default
+        found: list[V] | None = getattr(self._store.view(key), self._field).get(key)
+        return default if found is None else found
+
+    def items(self) -> Iterator[tuple[int, list[V]]]:  # type: ignore[override]
+        for fid, view in self._store.scan():
+            found = getattr(view, self._field).get(fid)
+            if found:
+                yield fid, found
+
+
+class BySymbol(_Lazy[int, V]):
+    """A map keyed by a symbol of the file that holds its rows (``members``, ``bindings``,
+    ``bases``, ``type_bounds``)."""
+
+    def __init__(self, store: TableStore, field: str) -> None:
+        super().__init__(store)
+        self._field = field
+
+    def get(self, key: int, default: V | None = None) -> V | None:  # type: ignore[override]
+        fid = self._store.file_of(key) if key is not None else None
+        if fid is None:
+            return default
+        found: V | None = getattr(self._store.view(fid), self._field).get(key)
+        return default if found is None else found
+
+    def items(self) -> Iterator[tuple[int, V]]:  # type: ignore[override]
+        for _, view in self._store.scan():
+            yield from getattr(view, self._field).items()
+
+
+class ByQname(_Lazy[tuple[int, str], list[Sym]]):
+    def get(  # type: ignore[override]
+        self, key: tuple[int, str], default: list[Sym] | None = None
+    ) -> list[Sym] | None:
+        if key[0] not in self._store.files:
+            return default
+        found = self._store.view(key[0]).by_qname.get(key)
+        return default if found is None else found
+
+    def items(self) -> Iterator[tuple[tuple[int, str], list[Sym]]]:  # type: ignore[override]
+        for _, view in self._store.scan():
+            yield from view.by_qname.items()
+
+
+class ByName(_Lazy[str, list[Sym]]):
+    def get(self, key: str, default: list[Sym] | None = None) -> list[Sym] | None:  # type: ignore[override]
+        found = self._store.named(key)
+        return found if found else default
+
+    def items(self) -> Iterator[tuple[str, list[Sym]]]:  # type: ignore[override]
+        names = self._store.conn().execute(
+            "SELECT DISTINCT name FROM symbols WHERE kind NOT IN ('file', 'route') ORDER BY name"
+        )
+        for (name,) in names.fetchall():
+            yield name, self._store.named(name)
+
+
+def on_disk_project(conn: sqlite3.Connection, path: Path) -> tuple[Project, TableStore]:
+    """A ``Project`` of the index at ``path`` (``conn`` is open on it) whose rows are read
+    as they are asked for; close the store when resolution is done."""
+    files, _ = file_rows(conn)
+    cur = conn.cursor()
+    cur.row_factory = None
+    for fid, sid in cur.execute("SELECT file_id, id FROM symbols WHERE kind = 'file'"):
+        files[fid].symbol = sid
+    store = TableStore(path, files)
+    project = Project(
+        files=files, by_path={f.path: f.id for f in files.values()}, syms=Symbols(store),
+        members=BySymbol[dict[str, list[Sym]]](store, "members"), by_name=ByName(store),
+        by_qname=ByQname(store), imports=ByFile[ImportRow](store, "imports"),
+        bindings=BySymbol[dict[str, list[BindingRow]]](store, "bindings"),
+        bases=BySymbol[list[RefRow]](store, "bases"),
+        file_syms=ByFile[Sym](store, "file_syms"),
+        type_bounds=BySymbol[dict[str, BindingRow]](store, "type_bounds"),
+    )  # fmt: skip
+    return project, store

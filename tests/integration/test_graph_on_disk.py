@@ -1,0 +1,78 @@
+"""Resolution from the index file by file (``resolve.ondisk``) writes the graph that
+resolution from the project held in memory writes: for every graph fixture, full and
+incremental, and through the indexer with the ``resolve_resident_symbols`` setting.
+
+Each fixture is small, so the on-disk path is forced with a limit of 0 symbols; the
+same file, stored the same way, is resolved both ways into two databases whose row ids
+therefore match, and everything resolution wrote is compared.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_graph_accuracy import FIXTURES, store_tree
+from test_graph_accuracy_incremental import CASES, snapshot
+
+from repolens.index.pipeline import index_project
+from repolens.project import open_project
+from repolens.resolve import resolve
+from repolens.store.db import connect
+
+ALL_FIXTURES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("language", ALL_FIXTURES)
+def test_a_full_resolve_from_the_index_writes_the_same_graph(language: str, tmp_path: Path) -> None:
+    root = FIXTURES / language
+    graphs = []
+    for name, limit in (("memory", 10**9), ("disk", 0)):
+        conn = connect(tmp_path / f"{name}.db")
+        store_tree(conn, root)
+        stats = resolve(conn, root, resident_symbols=limit)
+        assert stats.on_disk is (limit == 0)
+        graphs.append((snapshot(conn), stats.edges, stats.unresolved, stats.synthesized))
+    assert graphs[0][0]["edges"], "the fixture resolves to some edges"
+    assert graphs[1] == graphs[0]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_incremental_resolve_from_the_index_equals_a_full_one(case: str, tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "python", root)
+    conn = connect(tmp_path / "incremental.db")
+    store_tree(conn, root)
+    resolve(conn, root, resident_symbols=0)
+    before = snapshot(conn)
+    changed = CASES[case](root)
+    stats = resolve(conn, root, store_tree(conn, root, changed), resident_symbols=0)
+    assert stats.on_disk
+    fresh = connect(tmp_path / "full.db")
+    store_tree(fresh, root)
+    resolve(fresh, root)  # in memory
+    after = snapshot(conn)
+    assert after["edges"] != before["edges"]
+    assert after == snapshot(fresh)
+
+
+def test_the_indexer_resolves_from_the_index_past_the_setting(tmp_path: Path) -> None:
+    """A first index (its bulk load drops the name index that lookups by name need) and
+    an edit, with the limit set to 0 in the project's settings, leave the graph an index
+    held in memory leaves."""
+    graphs = []
+    for name, settings in (("memory", ""), ("disk", "resolve_resident_symbols = 0\n")):
+        root = tmp_path / name
+        shutil.copytree(FIXTURES / "python", root)
+        (root / ".repolens.toml").write_text(settings + "workers = 1\n")
+        project = open_project(root)
+        conn = connect(project.db_path)
+        index_project(project, conn)
+        models = root / "src/shop/models.py"
+        models.write_text(models.read_text().replace("def validate(", "def check("))
+        report = index_project(project, conn)
+        assert report.parsed == 1
+        graphs.append(snapshot(conn))
+        conn.close()
+    assert graphs[1] == graphs[0]
