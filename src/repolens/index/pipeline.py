@@ -178,6 +178,7 @@ class _Batch:
     """What one batch's transaction learns as its files are written, for its end."""
 
     pending: set[int]  # new files, for resolve to widen
+    keep: int  # symbols whose rows the resolve to come may be handed (``keep_written``)
     rewritten: set[int] = field(default_factory=set)  # files stored before, now replaced
     facts: dict[int, FileFacts] = field(default_factory=dict)  # theirs, before
     before: set[int] = field(default_factory=set)  # their symbols, before
@@ -193,6 +194,7 @@ def _store_batch(
     size: int,
     report: IndexReport,
     store: SharedStore | None,
+    keep: int,
 ) -> int:
     """Write the next ``size`` results (fewer at the end or past ``BATCH_BYTES``; returns
     how many) in one transaction, and remember what needs resolution: new files (which
@@ -208,7 +210,7 @@ def _store_batch(
     committed (the store is a cache: its write is best effort)."""
     now = time.time()
     with transaction(conn):
-        batch = _Batch(_pending(conn))
+        batch = _Batch(_pending(conn), keep)
         for result in itertools.islice(results, size):
             _store_result(conn, result, now, batch, report)
             if batch.bytes >= BATCH_BYTES:
@@ -247,7 +249,7 @@ def _store_result(
         if known is not None:  # read before they are replaced
             batch.facts |= file_facts(conn, [known[0]])
             batch.before |= _symbols_of(conn, {known[0]})
-        file_id = _write_file(conn, result, now, batch.fts_rows)
+        file_id = _write_file(conn, result, now, batch.fts_rows, batch.keep)
         (batch.rewritten if known is not None else batch.pending).add(file_id)
         if result.reused:
             report.reused += 1
@@ -259,20 +261,25 @@ def _store_result(
 
 
 def _write_file(
-    conn: sqlite3.Connection, result: FileResult, now: float, fts_rows: list[chunk_store.FtsRow]
+    conn: sqlite3.Connection,
+    result: FileResult,
+    now: float,
+    fts_rows: list[chunk_store.FtsRow],
+    keep: int,
 ) -> int:
     """Replace one file's row, graph facts and chunks (inside the caller's transaction),
-    adding its chunks' FTS rows to ``fts_rows``; returns its file id."""
+    adding its chunks' FTS rows to ``fts_rows``; returns its file id. Its graph rows are
+    kept for the resolve to come while the writer keeps fewer than ``keep`` symbols."""
     assert result.record is not None
     task = result.task
     file_id = graph_store.upsert_file(conn, result.record, now)
     symbol_ids = None
     if result.graph is None:  # a text file, or one whose parse now fails
         graph_store.clear_file_graph(conn, file_id)
-        keep_written(conn, file_id, now)  # for the resolve to come, as below
+        keep_written(conn, file_id, now, limit=keep)  # for the resolve to come, as below
     else:
         written = graph_store.write_graph(conn, file_id, result.graph)
-        keep_written(conn, file_id, now, result.graph, written)
+        keep_written(conn, file_id, now, result.graph, written, limit=keep)
         symbol_ids = written.symbols
     fts_rows += chunk_store.write_chunks(
         conn, file_id, task.path, task.language, result.chunks, symbol_ids
@@ -359,7 +366,8 @@ def _store_all(
     workers = worker_count(project)
     done = 0
     with closing(process_all(tasks, workers)) as results:
-        while stored := _store_batch(conn, results, BATCH_SIZE, report, store):
+        keep = project.settings.resolve_resident_symbols
+        while stored := _store_batch(conn, results, BATCH_SIZE, report, store, keep):
             done += stored
             if progress:
                 progress("parse", done, len(tasks))

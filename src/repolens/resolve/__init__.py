@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 REASONS = ("external", "builtin", "unknown", "ambiguous", "dynamic")
-MEMO_LIMIT = 400_000
+MEMO_LIMIT = 150_000
 """Memo entries a process keeps while resolving from the index (``ondisk``): about the
 memory of the files it keeps."""
 

@@ -19,10 +19,12 @@ A forked resolve worker inherits the maps and opens its own connection on first 
 
 from __future__ import annotations
 
+import itertools
 import os
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import TypeVar
 
@@ -36,20 +38,25 @@ from repolens.resolve.project import (
     chunked,
 )
 from repolens.resolve.tables import (
+    IMPORTS,
+    IMPORTS_ORDER,
     SYMBOLS,
     SYMBOLS_ORDER,
     FileTables,
     RowMaps,
     add_rows,
     file_rows,
+    import_of,
     read_rows,
+    sorted_rows,
+    sym_of,
 )
 from repolens.store.db import connect
 
-VIEW_SYMBOLS = 200_000
-"""Symbols whose files' maps a process keeps (about 100 MB); the least recently used
+VIEW_SYMBOLS = 60_000
+"""Symbols whose files' maps a process keeps (about 60 MB); the least recently used
 files are let go past it, to be read again if asked for."""
-NAME_SYMBOLS = 100_000
+NAME_SYMBOLS = 30_000
 """Symbols kept in the answers to "which symbols are named N" (most recent names)."""
 READER_CACHE_KB = 8192
 """Page cache of the connection: recently read files' pages, and the indexes' upper levels."""
@@ -71,7 +78,7 @@ class TableStore:
         self.file_ids = sorted(files)  # ascending: the resident project's order
         self._views: OrderedDict[int, RowMaps] = OrderedDict()
         self._held = 0  # symbols in ``_views``
-        self._sym_file: dict[int, int] = {}  # symbol id -> file, for the files held
+        self._held_syms: dict[int, Sym] = {}  # the symbols of the files held, by id
         self._missing: set[int] = set()  # ids that name no symbol resolution reads
         self._names: OrderedDict[str, list[Sym]] = OrderedDict()
         self._named = 0  # symbols in ``_names``
@@ -100,11 +107,21 @@ class TableStore:
         self._hold(file_id, view)
         return view
 
+    def sym(self, sym_id: int) -> Sym | None:
+        found = self._held_syms.get(sym_id)
+        if found is not None:
+            return found
+        fid = self._stored_file_of(sym_id)
+        return None if fid is None else self.view(fid).syms.get(sym_id)
+
     def file_of(self, sym_id: int) -> int | None:
         """The file of a symbol resolution reads (None: no such symbol)."""
-        found = self._sym_file.get(sym_id)
-        if found is not None or sym_id in self._missing:
-            return found
+        found = self._held_syms.get(sym_id)
+        return found.file_id if found is not None else self._stored_file_of(sym_id)
+
+    def _stored_file_of(self, sym_id: int) -> int | None:
+        if sym_id in self._missing:
+            return None
         row = (
             self.conn()
             .execute("SELECT file_id FROM symbols WHERE id = ? AND kind != 'route'", (sym_id,))
@@ -129,7 +146,7 @@ class TableStore:
             .fetchall()
         )
         rows.sort(key=SYMBOLS_ORDER)
-        syms = [_sym(row) for row in rows]
+        syms = [sym_of(row) for row in rows]
         self._names[name] = syms
         self._named += len(syms)
         while self._named > NAME_SYMBOLS and len(self._names) > 1:
@@ -143,6 +160,12 @@ class TableStore:
             views = self._build({fid: FileTables(0.0) for fid in part})
             yield from views.items()
 
+    def scan_rows(self, sql: str, order: itemgetter[tuple]) -> Iterator[tuple]:
+        """Every row of one table in file order (``order`` within a file), a slice of
+        files at a time: a walk over symbols alone reads no other table."""
+        for part in chunked(self.file_ids, SCAN_FILES):
+            yield from sorted_rows(self.conn(), sql, order, part)
+
     def _build(self, tables: dict[int, FileTables]) -> dict[int, RowMaps]:
         read_rows(self.conn(), tables, sorted(tables))
         views = {}
@@ -154,20 +177,12 @@ class TableStore:
     def _hold(self, file_id: int, view: RowMaps) -> None:
         self._views[file_id] = view
         self._held += len(view.syms)
-        for sid in view.syms:
-            self._sym_file[sid] = file_id
+        self._held_syms.update(view.syms)
         while self._held > VIEW_SYMBOLS and len(self._views) > 1:
             _, gone = self._views.popitem(last=False)
             self._held -= len(gone.syms)
             for sid in gone.syms:
-                del self._sym_file[sid]
-
-
-def _sym(row: tuple) -> Sym:
-    sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig, \
-        yields, _ = row  # fmt: skip
-    return Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
-               decos, ret, sig, yields)  # fmt: skip
+                del self._held_syms[sid]
 
 
 class _Lazy(Mapping[K, V]):
@@ -203,14 +218,12 @@ class _Lazy(Mapping[K, V]):
 
 class Symbols(_Lazy[int, Sym]):
     def get(self, key: int, default: Sym | None = None) -> Sym | None:  # type: ignore[override]
-        fid = self._store.file_of(key)
-        if fid is None:
-            return default
-        return self._store.view(fid).syms.get(key, default)
+        found = self._store.sym(key)
+        return default if found is None else found
 
     def items(self) -> Iterator[tuple[int, Sym]]:  # type: ignore[override]
-        for _, view in self._store.scan():
-            yield from view.syms.items()
+        for row in self._store.scan_rows(SYMBOLS, SYMBOLS_ORDER):
+            yield row[0], sym_of(row)
 
 
 class ByFile(_Lazy[int, list[V]]):
@@ -218,19 +231,30 @@ class ByFile(_Lazy[int, list[V]]):
 
     def __init__(self, store: TableStore, field: str) -> None:
         super().__init__(store)
-        self._field = field
+        self._field = attrgetter(field)
 
     def get(self, key: int, default: list[V] | None = None) -> list[V] | None:  # type: ignore[override]
         if key not in self._store.files:
             return default
-        found: list[V] | None = getattr(self._store.view(key), self._field).get(key)
+        found: list[V] | None = self._field(self._store.view(key)).get(key)
         return default if found is None else found
 
     def items(self) -> Iterator[tuple[int, list[V]]]:  # type: ignore[override]
         for fid, view in self._store.scan():
-            found = getattr(view, self._field).get(fid)
+            found = self._field(view).get(fid)
             if found:
                 yield fid, found
+
+
+class Imports(ByFile[ImportRow]):
+    def __init__(self, store: TableStore) -> None:
+        super().__init__(store, "imports")
+
+    def items(self) -> Iterator[tuple[int, list[ImportRow]]]:  # type: ignore[override]
+        """Read from the imports table alone (the one map walked whole but symbols)."""
+        rows = map(import_of, self._store.scan_rows(IMPORTS, IMPORTS_ORDER))
+        for fid, group in itertools.groupby(rows, key=attrgetter("file_id")):
+            yield fid, list(group)
 
 
 class BySymbol(_Lazy[int, V]):
@@ -239,18 +263,18 @@ class BySymbol(_Lazy[int, V]):
 
     def __init__(self, store: TableStore, field: str) -> None:
         super().__init__(store)
-        self._field = field
+        self._field = attrgetter(field)
 
     def get(self, key: int, default: V | None = None) -> V | None:  # type: ignore[override]
         fid = self._store.file_of(key) if key is not None else None
         if fid is None:
             return default
-        found: V | None = getattr(self._store.view(fid), self._field).get(key)
+        found: V | None = self._field(self._store.view(fid)).get(key)
         return default if found is None else found
 
     def items(self) -> Iterator[tuple[int, V]]:  # type: ignore[override]
         for _, view in self._store.scan():
-            yield from getattr(view, self._field).items()
+            yield from self._field(view).items()
 
 
 class ByQname(_Lazy[tuple[int, str], list[Sym]]):
@@ -292,7 +316,7 @@ def on_disk_project(conn: sqlite3.Connection, path: Path) -> tuple[Project, Tabl
     project = Project(
         files=files, by_path={f.path: f.id for f in files.values()}, syms=Symbols(store),
         members=BySymbol[dict[str, list[Sym]]](store, "members"), by_name=ByName(store),
-        by_qname=ByQname(store), imports=ByFile[ImportRow](store, "imports"),
+        by_qname=ByQname(store), imports=Imports(store),
         bindings=BySymbol[dict[str, list[BindingRow]]](store, "bindings"),
         bases=BySymbol[list[RefRow]](store, "bases"),
         file_syms=ByFile[Sym](store, "file_syms"),

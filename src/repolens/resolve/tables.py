@@ -119,15 +119,20 @@ def keep_written(
     stamp: float,
     rows: GraphRows | None = None,
     ids: WrittenIds | None = None,
+    *,
+    limit: int = RESIDENT_SYMBOLS,
 ) -> None:
     """Keep the rows ``conn`` just wrote for ``file_id`` (stamped ``stamp``; ``rows``
     None: it has none, as a text file), as they would be read back, so that the resolve
     after the write reads none of them: on a full index, reading every table back was
-    most of loading the project, and the one part of it that ran on a single core."""
+    most of loading the project, and the one part of it that ran on a single core.
+
+    Past ``limit`` symbols kept, the project will be resolved from the index by file
+    (``ondisk``), which reads no kept rows: all are let go, and no more kept."""
     version = int(conn.execute("PRAGMA data_version").fetchone()[0])
     if _CACHE.conn is not conn or _CACHE.version != version:
         _CACHE.conn, _CACHE.version, _CACHE.files, _CACHE.written = conn, version, {}, 0
-    if _CACHE.written > RESIDENT_SYMBOLS:  # a big project: its rows are read back by file
+    if _CACHE.written >= limit:  # a big project: its rows are read back by file
         _CACHE.files.clear()
         return
     if rows is None or ids is None:
@@ -180,55 +185,34 @@ def forget(conn: sqlite3.Connection, file_ids: Collection[int] | None) -> None:
 
 def read_rows(conn: sqlite3.Connection, out: dict[int, FileTables], ids: list[int] | None) -> None:
     """Append to ``out`` the rows of the files ``ids`` (every file when None)."""
-    for row in _sorted(conn, SYMBOLS, SYMBOLS_ORDER, ids):
-        (
-            sid,
-            fid,
-            parent,
-            kind,
-            name,
-            qname,
-            start,
-            end,
-            exported,
-            static,
-            decos,
-            ret,
-            sig,
-            yields,
-            _,
-        ) = row
-        out[fid].syms.append(
-            Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
-                decos, ret, sig, yields)
-        )  # fmt: skip
-    for (
-        iid,
-        fid,
-        module,
-        name,
-        alias,
-        level,
-        line,
-        wildcard,
-        reexport,
-        tfile,
-        tsym,
-        scope,
-    ) in _sorted(conn, IMPORTS, IMPORTS_ORDER, ids):
-        out[fid].imports.append(
-            ImportRow(iid, fid, module, name, alias, level, line, bool(wildcard), bool(reexport),
-                      tfile, tsym, scope)
-        )  # fmt: skip
-    for fid, scope, name, type_name, line, from_call, end, _ in _sorted(
+    for row in sorted_rows(conn, SYMBOLS, SYMBOLS_ORDER, ids):
+        out[row[1]].syms.append(sym_of(row))
+    for row in sorted_rows(conn, IMPORTS, IMPORTS_ORDER, ids):
+        out[row[1]].imports.append(import_of(row))
+    for fid, scope, name, type_name, line, from_call, end, _ in sorted_rows(
         conn, BINDINGS, BINDINGS_ORDER, ids
     ):
         out[fid].bindings.append(BindingRow(fid, scope, name, type_name, line, from_call, end))
-    for row in _sorted(conn, BASES, BASES_ORDER, ids):
+    for row in sorted_rows(conn, BASES, BASES_ORDER, ids):
         out[row[1]].bases.append(RefRow(*row))
 
 
-def _sorted(
+def sym_of(row: tuple) -> Sym:
+    """The record of a ``SYMBOLS`` row."""
+    sid, fid, parent, kind, name, qname, start, end, exported, static, decos, ret, sig, \
+        yields, _ = row  # fmt: skip
+    return Sym(sid, fid, parent, kind, name, qname, start, end, bool(exported), bool(static),
+               decos, ret, sig, yields)  # fmt: skip
+
+
+def import_of(row: tuple) -> ImportRow:
+    """The record of an ``IMPORTS`` row."""
+    iid, fid, module, name, alias, level, line, wildcard, reexport, tfile, tsym, scope = row
+    return ImportRow(iid, fid, module, name, alias, level, line, bool(wildcard), bool(reexport),
+                     tfile, tsym, scope)  # fmt: skip
+
+
+def sorted_rows(
     conn: sqlite3.Connection, sql: str, order: itemgetter[tuple], ids: list[int] | None
 ) -> list[tuple]:
     """Rows of ``sql`` for the files ``ids`` (every file when None) as plain tuples
