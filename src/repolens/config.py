@@ -298,7 +298,7 @@ SPECS: tuple[SettingSpec, ...] = (
                 " at most one per usable core unless force_workers."),
     SettingSpec("force_workers", False, _bool, "true or false",
                 "Start `workers` processes even where there are fewer usable cores."),
-    SettingSpec("resolve_resident_symbols", 500_000, _non_negative_int, "a number of symbols",
+    SettingSpec("resolve_resident_symbols", 150_000, _non_negative_int, "a number of symbols",
                 "Symbols up to which resolution holds the whole project in memory (fastest);"
                 " past it, each file's rows are read from the index as needed, so memory"
                 " stays bounded as the project grows."),
@@ -363,6 +363,10 @@ SPECS: tuple[SettingSpec, ...] = (
                 "This project's name in the collection (default: project_id)."),
     SettingSpec("qdrant_ca_bundle", "", _text, "a file path",
                 "CA certificates that verify the Qdrant server's TLS certificate."),
+    SettingSpec("graph_share", None, lambda v: Path(_text(v)).expanduser() if v else None,
+                "a directory path",
+                "A folder CI and laptops share: `index --push` publishes the graph there,"
+                " and `index` fetches it when the local index is missing or empty."),
 )  # fmt: skip
 
 

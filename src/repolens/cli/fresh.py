@@ -88,7 +88,8 @@ def _reused(count: int) -> str:
 @click.option(
     "--push",
     is_flag=True,
-    help="Then publish the index to the Qdrant collection (REPOLENS_QDRANT_URL).",
+    help="Then publish the index: to the Qdrant collection (REPOLENS_QDRANT_URL) and the"
+    " graph file to the graph share (REPOLENS_GRAPH_SHARE), whichever are set.",
 )
 @json_option
 def index_command(
@@ -96,8 +97,10 @@ def index_command(
 ) -> None:
     """Index PATH (default: the current project): graph and keyword search first, then
     embeddings for semantic search. Unchanged files are not read again. ``--push`` then
-    sends what the Qdrant collection lacks, file by file (a CI job on the default branch
-    publishes the team's index this way; an interrupted push resumes)."""
+    sends what the Qdrant collection lacks, file by file, and publishes the graph file of
+    the commit to the graph share (a CI job on the default branch publishes the team's
+    index this way; an interrupted push resumes). With a graph share and no local index
+    yet, the published graph is fetched first and only what differs is indexed."""
     # here, not at module level: other commands need not load the indexer (parsers, resolve)
     from repolens.index.pipeline import IndexCancelled, index_project
 
@@ -107,6 +110,11 @@ def index_command(
     extra = _extra_extensions(extra_ext, as_json)
     show = not as_json and sys.stderr.isatty()
     result: dict[str, Any] = {"project": str(project.root)}
+    if push and not (project.settings.qdrant_url or project.settings.graph_share):
+        fail("--push needs somewhere to publish: set REPOLENS_QDRANT_URL (search) or"
+             " REPOLENS_GRAPH_SHARE (the graph file), or both", as_json)  # fmt: skip
+    if project.settings.graph_share:
+        result["fetched"] = _fetch_graph(project, as_json)
     with (
         open_index(project, as_json, readonly=False) as conn,
         progress_bars(show) as progress,
@@ -121,8 +129,10 @@ def index_command(
                 result["index"] = asdict(report)
                 if not no_embed:
                     result["embed"] = _embed(project, stop, as_json, progress, reembed, push)
-                if push:
+                if push and project.settings.qdrant_url:
                     result["push"] = _push(project, conn, as_json, progress)
+                if push and project.settings.graph_share:
+                    result["graph"] = _publish_graph(project, conn, as_json)
         except lock.WriterBusy as exc:
             fail(str(exc), as_json, **result)
         except IndexCancelled as exc:
@@ -177,7 +187,51 @@ def _push(
     return {"collection": target.collection, "tenant": target.tenant, **asdict(stats)}
 
 
+def _fetch_graph(project: Project, as_json: bool) -> dict[str, Any] | None:
+    """The team's published graph in place of a missing or empty local index (None:
+    not needed, or nothing fit for this repolens is published)."""
+    from repolens.index.pipeline import extraction_stamp
+    from repolens.store.graph_share import GraphShareError, fetch, needs_fetch
+    from repolens.store.qdrant import team_tenant
+
+    share = project.settings.graph_share
+    if not needs_fetch(project.db_path):
+        return None
+    try:
+        with lock.hold(project.data_dir, "indexer"):
+            found = fetch(share, team_tenant(project), project.db_path, extraction_stamp(project))
+    except lock.WriterBusy as exc:
+        fail(str(exc), as_json)
+    except GraphShareError as exc:
+        fail(str(exc), as_json)
+    return None if found is None else {"share": str(share), **asdict(found)}
+
+
+def _publish_graph(project: Project, conn: sqlite3.Connection, as_json: bool) -> dict[str, Any]:
+    """Copy the index to the graph share as the graph of the checked-out commit."""
+    from repolens.store.graph_share import GraphShareError, publish
+    from repolens.store.qdrant import team_tenant
+    from repolens.store.qdrant_push import git_commit
+
+    share = project.settings.graph_share
+    commit = git_commit(project.root)
+    if commit is None:
+        fail(f"index updated; the graph share needs a git work tree: {project.root} is not"
+             " one (the published graph is named by its commit)", as_json)  # fmt: skip
+    try:
+        published = publish(conn, share, team_tenant(project), commit)
+    except GraphShareError as exc:
+        fail(f"index updated; {exc}", as_json)
+    return {"share": str(share), **asdict(published)}
+
+
 def _print_index(result: dict[str, Any]) -> None:
+    fetched = result.get("fetched")
+    if fetched:
+        click.echo(
+            f"Fetched the team's graph of commit {fetched['commit'][:12]} from"
+            f" {fetched['share']}; indexed only what differs here."
+        )
     report = result["index"]
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(report["skipped"].items())) or "none"
     click.echo(
@@ -196,6 +250,12 @@ def _print_index(result: dict[str, Any]) -> None:
             f"Pushed to {pushed['collection']}/{pushed['tenant']}: {pushed['files_sent']} files"
             f" ({pushed['points_sent']} chunks) sent, {pushed['files_deleted']} deleted,"
             f" {pushed['files_unchanged']} unchanged in {pushed['seconds']:.1f}s"
+        )
+    graph = result.get("graph")
+    if graph:
+        click.echo(
+            f"Published the graph of commit {graph['commit'][:12]} to {graph['share']}"
+            f" ({graph['bytes'] / 1e6:.1f} MB)"
         )
 
 

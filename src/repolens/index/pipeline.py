@@ -375,13 +375,19 @@ def _store_all(
                 raise IndexCancelled(f"stopped after {done} of {len(tasks)} files")
 
 
+def extraction_stamp(project: Project) -> str:
+    """What ``meta`` records as the facts' extraction (the parser's version and the
+    chunk size): an index of another stamp is parsed again whole."""
+    lines = project.settings.chunk_max_lines
+    return EXTRACTION_VERSION if lines == MAX_LINES else f"{EXTRACTION_VERSION}+chunk{lines}"
+
+
 def _expire_other_extraction(conn: sqlite3.Connection, project: Project) -> None:
     """Facts written by another ``EXTRACTION_VERSION``, or chunks cut to another
     ``chunk_max_lines``, would outlive the change, since content hashes say their files
     are unchanged: forget the hashes so that every file is parsed again (an interrupted
     run resumes with those not yet done)."""
-    lines = project.settings.chunk_max_lines
-    wanted = EXTRACTION_VERSION if lines == MAX_LINES else f"{EXTRACTION_VERSION}+chunk{lines}"
+    wanted = extraction_stamp(project)
     if get_meta(conn, EXTRACTION_KEY) == wanted:
         return
     with transaction(conn):

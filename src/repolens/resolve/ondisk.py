@@ -5,7 +5,7 @@ way to answer millions of lookups, but its memory grows with the project (2.1 GB
 71k-file tree). Past ``resident_symbols`` (see ``resolve``), the ``Project`` is built on
 this module instead: the same mappings, answered from each file's rows read through a
 read-only connection of the process's own and kept for the most recently used files
-only (``VIEW_SYMBOLS``). The lookups that cross files are answered by the store's indexes:
+only (``VIEW_ROWS``). The lookups that cross files are answered by the store's indexes:
 a symbol id by its primary key, a name by ``symbols_name``.
 
 Every file's rows are those ``tables`` reads, built into the per-file maps by the same
@@ -53,9 +53,13 @@ from repolens.resolve.tables import (
 )
 from repolens.store.db import connect
 
-VIEW_SYMBOLS = 60_000
-"""Symbols whose files' maps a process keeps (about 60 MB); the least recently used
-files are let go past it, to be read again if asked for."""
+VIEW_ROWS = 100_000
+"""Rows (symbols, imports, bindings, bases, and ``VIEW_COST`` per file) whose files' maps
+a process keeps, about 60 MB; the least recently used files are let go past it, to be
+read again if asked for."""
+VIEW_COST = 20
+"""What a file's maps cost beside its rows, in rows: a file of one symbol (a JSON file)
+still holds its own few dictionaries."""
 NAME_SYMBOLS = 30_000
 """Symbols kept in the answers to "which symbols are named N" (most recent names)."""
 READER_CACHE_KB = 8192
@@ -76,8 +80,8 @@ class TableStore:
         self._conn: sqlite3.Connection | None = None
         self.files = files
         self.file_ids = sorted(files)  # ascending: the resident project's order
-        self._views: OrderedDict[int, RowMaps] = OrderedDict()
-        self._held = 0  # symbols in ``_views``
+        self._views: OrderedDict[int, tuple[RowMaps, int]] = OrderedDict()  # and its cost
+        self._held = 0  # rows in ``_views``
         self._held_syms: dict[int, Sym] = {}  # the symbols of the files held, by id
         self._missing: set[int] = set()  # ids that name no symbol resolution reads
         self._names: OrderedDict[str, list[Sym]] = OrderedDict()
@@ -102,9 +106,11 @@ class TableStore:
         found = self._views.get(file_id)
         if found is not None:
             self._views.move_to_end(file_id)
-            return found
-        view = self._build({file_id: FileTables(0.0)})[file_id]
-        self._hold(file_id, view)
+            return found[0]
+        table = FileTables(0.0)
+        view = self._build({file_id: table})[file_id]
+        self._hold(file_id, view, VIEW_COST + len(table.syms) + len(table.imports)
+                   + len(table.bindings) + len(table.bases))  # fmt: skip
         return view
 
     def sym(self, sym_id: int) -> Sym | None:
@@ -128,7 +134,7 @@ class TableStore:
             .fetchone()
         )
         if row is None:
-            if len(self._missing) > VIEW_SYMBOLS:
+            if len(self._missing) > VIEW_ROWS:
                 self._missing.clear()
             self._missing.add(sym_id)
             return None
@@ -174,13 +180,13 @@ class TableStore:
             add_rows(view, {}, fid, table)
         return views
 
-    def _hold(self, file_id: int, view: RowMaps) -> None:
-        self._views[file_id] = view
-        self._held += len(view.syms)
+    def _hold(self, file_id: int, view: RowMaps, cost: int) -> None:
+        self._views[file_id] = (view, cost)
+        self._held += cost
         self._held_syms.update(view.syms)
-        while self._held > VIEW_SYMBOLS and len(self._views) > 1:
-            _, gone = self._views.popitem(last=False)
-            self._held -= len(gone.syms)
+        while self._held > VIEW_ROWS and len(self._views) > 1:
+            _, (gone, gone_cost) = self._views.popitem(last=False)
+            self._held -= gone_cost
             for sid in gone.syms:
                 del self._held_syms[sid]
 

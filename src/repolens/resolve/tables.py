@@ -78,7 +78,7 @@ class FileTables:
     bases: list[RefRow] = field(default_factory=list)
 
 
-RESIDENT_SYMBOLS = 500_000
+RESIDENT_SYMBOLS = 150_000
 """Symbols up to which a project is resolved from memory (the ``resolve_resident_symbols``
 setting's default) and the writer keeps the rows it writes: past it, they would only be
 read from the index by file (``ondisk``), and keeping them would grow with the project."""

@@ -74,6 +74,12 @@ class Target:
         return f"{self.url}#{self.collection}#{self.tenant}"
 
 
+def team_tenant(project: Project) -> str:
+    """This project's name in the team's collection and graph share."""
+    settings = project.settings
+    return str(settings.qdrant_tenant or settings.project_id or default_project_id(project.root))
+
+
 def qdrant_target(project: Project) -> Target:
     """Where this project's points live, from its settings."""
     settings = project.settings
@@ -82,11 +88,10 @@ def qdrant_target(project: Project) -> Target:
             "the Qdrant backend needs a server: set REPOLENS_QDRANT_URL (or qdrant_url in"
             " .repolens.toml), e.g. http://localhost:6333"
         )
-    tenant = settings.qdrant_tenant or settings.project_id or default_project_id(project.root)
     return Target(
         url=settings.qdrant_url,
         collection=settings.qdrant_collection or DEFAULT_COLLECTION,
-        tenant=tenant,
+        tenant=team_tenant(project),
         api_key=settings.qdrant_api_key,
         ca_bundle=settings.qdrant_ca_bundle,
     )
