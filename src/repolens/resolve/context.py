@@ -36,6 +36,9 @@ P = ParamSpec("P")
 _MISSING: Any = object()  # a memo's values may be None
 
 MAX_ACTIVE = 64  # nested lookups in flight before a chain counts as a cycle
+FILE_MEMO_WEIGHT = 100
+"""Entries a memo of a whole file's names (``module_tables``, ``imported_files``,
+``function_imports``) counts for in ``memo_limit``: each holds a file's worth of rows."""
 
 
 @dataclass(slots=True)
@@ -148,7 +151,8 @@ class Context:
         self.guesses.clear()
 
     def trim_memos(self) -> None:
-        """Start every memo over once they hold more than ``memo_limit`` entries. Each
+        """Start every memo over once they hold more than ``memo_limit`` entries (a
+        per-file table counting ``FILE_MEMO_WEIGHT``). Each
         holds a pure function of the stored facts, so answers stay the same; what it
         keeps is bounded rather than growing with the project (the symbols a memo holds
         would outlive the files ``ondisk`` lets go)."""
@@ -162,7 +166,9 @@ class Context:
             self.module_tables, self.imported_files, self.function_imports,
             self.constructors, self.inits, self.parameters, self.import_results,
         )  # fmt: skip
-        if sum(map(len, memos)) + sum(map(len, tables)) <= self.memo_limit:
+        files = len(self.module_tables) + len(self.imported_files) + len(self.function_imports)
+        entries = sum(map(len, memos)) + sum(map(len, tables))
+        if entries <= self.memo_limit and files * FILE_MEMO_WEIGHT <= self.memo_limit:
             return
         for memo in memos:
             memo.clear()
