@@ -38,6 +38,20 @@ def test_a_full_resolve_from_the_index_writes_the_same_graph(language: str, tmp_
     assert graphs[1] == graphs[0]
 
 
+@pytest.mark.parametrize("language", ["python", "typescript", "java", "rust"])
+def test_memos_started_over_every_few_files_change_no_answer(language: str, tmp_path: Path) -> None:
+    """With a memo limit of a few entries the memos start over at nearly every file
+    (``Context.trim_memos``): the answers are still those of a run that kept them all."""
+    root = FIXTURES / language
+    graphs = []
+    for name, limit in (("kept", 10**9), ("trimmed", 5)):
+        conn = connect(tmp_path / f"{name}.db")
+        store_tree(conn, root)
+        resolve(conn, root, resident_symbols=0, memo_limit=limit)
+        graphs.append(snapshot(conn))
+    assert graphs[1] == graphs[0]
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_an_incremental_resolve_from_the_index_equals_a_full_one(case: str, tmp_path: Path) -> None:
     root = tmp_path / "tree"

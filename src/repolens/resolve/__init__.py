@@ -97,6 +97,7 @@ def resolve(
     workers: int = 1,
     worker_init: Callable[[], None] | None = None,
     resident_symbols: int = RESIDENT_SYMBOLS,
+    memo_limit: int = MEMO_LIMIT,
 ) -> ResolveStats:
     """Resolve every file (``file_ids=None``) or the given files and all files whose
     answers they may change; replace those files' edges. One transaction.
@@ -112,12 +113,13 @@ def resolve(
     A project of more than ``resident_symbols`` symbols is read from the index file by
     file as resolution asks (``ondisk``), so that memory stays bounded as it grows; the
     edges are the same. That needs a reader beside this writer (WAL): otherwise, and
-    below the size, the whole project is loaded into memory, the faster way."""
+    below the size, the whole project is loaded into memory, the faster way. Read so,
+    the memos start over past ``memo_limit`` entries (``Context.trim_memos``)."""
     with collector.paused():  # and back only once the run's objects are gone
         on_disk = _on_disk(conn, resident_symbols)
         try:
             project = on_disk[0] if on_disk else None
-            return _resolve(conn, root, file_ids, exact, workers, worker_init, project)
+            return _resolve(conn, root, file_ids, exact, workers, worker_init, project, memo_limit)
         finally:
             if on_disk is not None:
                 on_disk[1].close()
@@ -142,6 +144,7 @@ def _resolve(
     workers: int,
     worker_init: Callable[[], None] | None,
     on_disk: Project | None,
+    memo_limit: int,
 ) -> ResolveStats:
     with transaction(conn):
         project = load_project(conn) if on_disk is None else on_disk
@@ -150,7 +153,7 @@ def _resolve(
         conn.execute("PRAGMA shrink_memory")
         ctx = build_context(project, root)
         if on_disk is not None:
-            ctx.memo_limit = MEMO_LIMIT
+            ctx.memo_limit = memo_limit
         stats = ResolveStats(files=0, refs=0, resolved=0, edges=0, on_disk=on_disk is not None)
         if file_ids is None:
             clear_edges(conn, None)
