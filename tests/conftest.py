@@ -88,6 +88,29 @@ def synthesized_edges(conn: sqlite3.Connection) -> dict[tuple[str, str], dict[st
     return found
 
 
+def assert_channels(
+    conn: sqlite3.Connection,
+    must_have: set[tuple[str, str, str]],
+    must_not_have: set[tuple[str, str]],
+) -> None:
+    """The synthesized calls hold every (source, target, channel) of ``must_have`` and no
+    (source, target) of ``must_not_have``: a dispatch fixture's known answers."""
+    found = synthesized_edges(conn)
+    got = {(source, target, str(meta["channel"])) for (source, target), meta in found.items()}
+    assert not must_have - got
+    assert not must_not_have & set(found)
+
+
+def index_copy(
+    tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree, fixture: Path
+) -> sqlite3.Connection:
+    """A fixture project copied to a fresh folder (so indexing writes nothing into the
+    repository) and indexed with the real pipeline."""
+    root = tmp_path_factory.mktemp(fixture.name)
+    shutil.copytree(fixture, root, dirs_exist_ok=True)
+    return index_tree(root)
+
+
 def replace_in(root: Path, path: str, old: str, new: str) -> None:
     """Edit a file of a copied fixture, failing if ``old`` is not there to replace."""
     file = root / path

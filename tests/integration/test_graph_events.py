@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IndexTree, replace_in, synthesized_edges
+from conftest import IndexTree, assert_channels, index_copy, replace_in, synthesized_edges
 from repolens.cli.routes import flow_node_row
 from repolens.present.symbols import edge_line, wiring_label
 from repolens.query.flow import flow
@@ -82,18 +82,13 @@ MUST_NOT_HAVE = {
 def events(
     tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
 ) -> Iterator[sqlite3.Connection]:
-    root = tmp_path_factory.mktemp("events")
-    shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
-    conn = index_tree(root)
+    conn = index_copy(tmp_path_factory, index_tree, FIXTURE)
     yield conn
     conn.close()
 
 
 def test_each_channel_bridges_its_calls(events: sqlite3.Connection) -> None:
-    found = synthesized_edges(events)
-    got = {(source, target, str(meta["channel"])) for (source, target), meta in found.items()}
-    assert not MUST_HAVE - got
-    assert not MUST_NOT_HAVE & set(found)
+    assert_channels(events, MUST_HAVE, MUST_NOT_HAVE)
 
 
 def test_each_edge_names_its_channel_and_wiring_site(events: sqlite3.Connection) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IndexTree, replace_in, synthesized_edges
+from conftest import IndexTree, assert_channels, index_copy, replace_in, synthesized_edges
 from repolens.present.graph import UNINDEXED_READS, caller_gaps
 from repolens.query.flow import flow
 from repolens.query.graph import call_path, callers, find_symbol
@@ -61,18 +61,13 @@ MUST_NOT_HAVE = {
 def synthesis(
     tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
 ) -> Iterator[sqlite3.Connection]:
-    root = tmp_path_factory.mktemp("synthesis")
-    shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
-    conn = index_tree(root)
+    conn = index_copy(tmp_path_factory, index_tree, FIXTURE)
     yield conn
     conn.close()
 
 
 def test_each_channel_bridges_its_calls(synthesis: sqlite3.Connection) -> None:
-    found = synthesized_edges(synthesis)
-    got = {(source, target, str(meta["channel"])) for (source, target), meta in found.items()}
-    assert not MUST_HAVE - got
-    assert not MUST_NOT_HAVE & set(found)
+    assert_channels(synthesis, MUST_HAVE, MUST_NOT_HAVE)
 
 
 def test_each_edge_names_its_channel_and_wiring_site(synthesis: sqlite3.Connection) -> None:

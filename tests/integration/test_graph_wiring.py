@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import IndexTree, replace_in, synthesized_edges
+from conftest import IndexTree, assert_channels, index_copy, replace_in, synthesized_edges
 from repolens.present.symbols import edge_line
 from repolens.query.graph import call_path, callees, find_symbol
 
@@ -87,18 +87,13 @@ MUST_NOT_HAVE = {
 def wiring(
     tmp_path_factory: pytest.TempPathFactory, index_tree: IndexTree
 ) -> Iterator[sqlite3.Connection]:
-    root = tmp_path_factory.mktemp("wiring")
-    shutil.copytree(FIXTURE, root, dirs_exist_ok=True)
-    conn = index_tree(root)
+    conn = index_copy(tmp_path_factory, index_tree, FIXTURE)
     yield conn
     conn.close()
 
 
 def test_each_channel_bridges_its_calls(wiring: sqlite3.Connection) -> None:
-    found = synthesized_edges(wiring)
-    got = {(source, target, str(meta["channel"])) for (source, target), meta in found.items()}
-    assert not MUST_HAVE - got
-    assert not MUST_NOT_HAVE & set(found)
+    assert_channels(wiring, MUST_HAVE, MUST_NOT_HAVE)
 
 
 def test_an_injected_call_replaces_the_guess_over_every_implementation(
