@@ -115,4 +115,6 @@ def test_a_full_index_reads_no_written_rows_back(tmp_path: Path) -> None:
     report = index_project(project, conn)
     assert report.edges > 0
     rows_read = [sql for sql in reads if sql.startswith("SELECT") and "FROM symbols" in sql]
-    assert rows_read == ["SELECT count(*) FROM symbols"]  # the size, to choose memory or disk
+    # resolution reads the size (to choose memory or disk); only after it, centrality
+    # reads the ids its ranks are written for
+    assert rows_read == ["SELECT count(*) FROM symbols", "SELECT id FROM symbols"]
