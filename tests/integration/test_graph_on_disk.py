@@ -21,7 +21,7 @@ from repolens.project import open_project
 from repolens.resolve import resolve
 from repolens.store.db import connect
 
-ALL_FIXTURES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+ALL_FIXTURES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name[0] != ".")
 
 
 @pytest.mark.parametrize("language", ALL_FIXTURES)

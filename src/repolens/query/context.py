@@ -287,11 +287,16 @@ def _rare(conn: sqlite3.Connection, word: str) -> bool:
     return int(row[0]) <= cap
 
 
+_ASKS_FOR_ROUTES = re.compile(r"\b(?:endpoints?|routes?)\b", re.IGNORECASE)
+
+
 def _seed_from_routes(conn: sqlite3.Connection, query: str, pool: dict[int, _Candidate]) -> None:
     """The handlers of the routes the query names ("POST /orders"), as strongly as a name
     in the query; of those it only describes ("the endpoint that cancels an order"), as
-    strongly as a plain word: "request", "view" and "url" are in many sentences."""
-    weight = 3.0 if ROUTE_QUERY.match(query.strip()) else 1.2
+    strongly as a plain word: "request", "view" and "url" are in many sentences, unless
+    the question asks for an endpoint or a route in those words."""
+    asks = ROUTE_QUERY.match(query.strip()) or _ASKS_FOR_ROUTES.search(query)
+    weight = 3.0 if asks else 1.2
     for hit in matching_routes(conn, query, limit=3):
         if hit.handler is not None:
             _candidate(pool, hit.handler).add(weight, f"handles {hit.route.name}")
