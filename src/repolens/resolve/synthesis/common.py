@@ -258,3 +258,33 @@ def enclosing_class(project: Project, sym_id: int) -> int | None:
     while owner is not None and owner.kind not in CLASS_KINDS:
         owner = project.syms.get(owner.parent_id) if owner.parent_id is not None else None
     return owner.id if owner is not None else None
+
+
+Wired = dict[int, dict[int, tuple[int, int]]]
+"""signal id -> target id -> (file id, line) of the wiring (a ``connect``) that made it one."""
+
+
+def signal_edges(
+    project: Project,
+    fires: list[tuple[int, int, int, int, int]],
+    wired: Wired,
+    *,
+    cap: int,
+    confidence: float,
+) -> list[EdgeRow]:
+    """An edge from each place a signal fires (signal, source, file id, line, column) to
+    every target wired to that signal, unless more than ``cap`` are (then nothing: a
+    signal everything listens to says nothing about one flow). Shared by the Django/blinker
+    and Qt channels, which differ only in how they find fires and wiring."""
+    made: list[EdgeRow] = []
+    for signal, source, file_id, line, col in fires:
+        found = wired.get(signal, {})
+        if len(found) > cap:
+            continue
+        for target, (wired_file, wired_line) in sorted(found.items()):
+            if target != source:
+                made.append(
+                    edge(source, target, file_id, line, col, confidence, channel="signal",
+                         via=project.syms[signal].qname, site=site(project, wired_file, wired_line))
+                )  # fmt: skip
+    return made

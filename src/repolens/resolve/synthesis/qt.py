@@ -21,10 +21,9 @@ from repolens.resolve.synthesis.common import (
     CALLABLE,
     Stored,
     ancestors,
-    edge,
     enclosing_class,
     kind_of,
-    site,
+    signal_edges,
 )
 
 CONFIDENCE = 0.8
@@ -86,18 +85,7 @@ def edges(graph: Stored) -> list[EdgeRow]:
         }
         if len(passed) == 1:
             slots[signal].setdefault(passed.pop(), (int(file_id), int(line)))
-    made: list[EdgeRow] = []
-    for signal, source, file_id, line, col in emits:
-        found = slots.get(signal, {})
-        if len(found) > MAX_SLOTS:
-            continue
-        for target, (wired_file, wired_line) in sorted(found.items()):
-            if target != source:
-                made.append(
-                    edge(source, target, file_id, line, col, CONFIDENCE, channel="signal",
-                         via=project.syms[signal].qname, site=site(project, wired_file, wired_line))
-                )  # fmt: skip
-    return made
+    return signal_edges(project, emits, slots, cap=MAX_SLOTS, confidence=CONFIDENCE)
 
 
 def _signal(graph: Stored, declared: dict[str, set[int]], receiver: str, source: int) -> int | None:

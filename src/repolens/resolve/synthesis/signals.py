@@ -18,9 +18,8 @@ from repolens.resolve.synthesis.common import (
     CALLABLE,
     VARIABLES,
     Stored,
-    edge,
     kind_of,
-    site,
+    signal_edges,
 )
 
 CONFIDENCE = 0.85
@@ -75,18 +74,7 @@ def edges(graph: Stored) -> list[EdgeRow]:
             connected = _one(uses.get(args, []), CALLABLE)
             if connected is not None:
                 receivers[signal].setdefault(connected, (int(file_id), int(line)))
-    made: list[EdgeRow] = []
-    for signal, sender, file_id, line, col in sends:
-        found = receivers.get(signal, {})
-        if len(found) > MAX_RECEIVERS:
-            continue
-        for target, (wired_file, wired_line) in sorted(found.items()):
-            if target != sender:
-                made.append(
-                    edge(sender, target, file_id, line, col, CONFIDENCE, channel="signal",
-                         via=project.syms[signal].qname, site=site(project, wired_file, wired_line))
-                )  # fmt: skip
-    return made
+    return signal_edges(project, sends, receivers, cap=MAX_RECEIVERS, confidence=CONFIDENCE)
 
 
 def _one(uses: list[tuple[int, str]], kinds: frozenset[str]) -> int | None:
