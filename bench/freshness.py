@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 
 from repolens.config import load_settings
-from repolens.index.pipeline import IndexReport, index_project, update_paths
+from repolens.index.pipeline import index_project, update_paths
+from repolens.index.report import IndexReport
 from repolens.index.watcher import WatchEvent, WatchOptions, watch_project
 from repolens.project import Project, open_project
 from repolens.store.db import connect

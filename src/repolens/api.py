@@ -29,7 +29,7 @@ from repolens.store.db import connect
 
 if TYPE_CHECKING:
     from repolens.embed.base import EmbeddingProvider
-    from repolens.index.pipeline import IndexReport
+    from repolens.index.report import IndexReport
     from repolens.query.artifact_links import ArtifactLink
     from repolens.query.artifacts import ArtifactHit, ArtifactInfo
     from repolens.query.context import ContextBundle

@@ -21,7 +21,8 @@ from test_graph_accuracy_incremental import CASES, snapshot
 from test_graph_breadth import BREADTH
 from test_graph_breadth_incremental import RENAMES
 
-from repolens.index.pipeline import IndexReport, index_project, update_paths
+from repolens.index.pipeline import index_project, update_paths
+from repolens.index.report import IndexReport
 from repolens.parse import grammar_status
 from repolens.parse.registry import LINE_ONLY
 from repolens.project import Project

@@ -43,7 +43,7 @@ from repolens.project import Project
 if TYPE_CHECKING:
     from rich.status import Status
 
-    from repolens.index.pipeline import IndexReport
+    from repolens.index.report import IndexReport
     from repolens.index.watcher import WatchEvent
 
 PATH_ARGUMENT = click.argument(

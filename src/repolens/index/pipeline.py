@@ -8,7 +8,7 @@ the repository parsed before: their facts come from its shared store
 resolving are remembered in ``meta`` until resolution has run, so an interrupted run is
 finished by the next one (``needs_resume``): new files, to be widened by ``resolve``, and
 for rewritten files the set their edit can reach, computed in the batch's transaction from
-their facts before and after.
+their facts before and after (``index.batches`` writes them).
 
 Both entry points take the project's writer lock (re-entrant, so a watcher that holds it
 calls them freely) and stop after a batch when asked, locally (``should_stop``) or from
@@ -19,7 +19,6 @@ the paths it is given, never at the rest of the tree.
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import logging
 import os
@@ -27,7 +26,6 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import closing, contextmanager, nullcontext
-from dataclasses import dataclass, field
 
 from repolens import collector, registry
 from repolens.config import usable_cores
@@ -40,24 +38,17 @@ from repolens.discover import (
     is_ignored_path,
 )
 from repolens.index import lock
+from repolens.index.batches import Stored, in_slices, remove, store_batch, stored_file, stored_files
 from repolens.index.extensions import remember, with_remembered
-from repolens.index.files import FileResult, FileTask, init_worker, process_all
+from repolens.index.files import FileTask, init_worker, process_all
 from repolens.index.paths import expand_paths
-from repolens.index.state import EXACT_KEY, PENDING_KEY, STATE_KEY
+from repolens.index.report import IndexReport
+from repolens.index.state import EXACT_KEY, STATE_KEY, pending, save_pending
 from repolens.parse import EXTRACTION_VERSION
 from repolens.parse.chunk import MAX_LINES
 from repolens.project import Project
-from repolens.resolve import (
-    FileFacts,
-    affected_files,
-    edit_affected,
-    file_facts,
-    keep_written,
-    resolve,
-)
+from repolens.resolve import resolve
 from repolens.resolve.centrality import compute_centrality
-from repolens.store import chunks as chunk_store
-from repolens.store import graph as graph_store
 from repolens.store.db import (
     deferred_indexes,
     get_meta,
@@ -65,40 +56,18 @@ from repolens.store.db import (
     set_meta,
     transaction,
 )
-from repolens.store.shared import SharedStore, facts_profile
+from repolens.store.shared import SharedStore
 
-BATCH_SIZE = 200
-BATCH_BYTES = 1 << 20
-"""Source bytes after which a batch ends even short of ``BATCH_SIZE`` files. Files come
-largest first, so 200 files made a first batch of most of the text, and its end (the FTS
-insert and commit, 0.4 s on pip) outlasted the work the parse workers had in hand: they
-sat idle. Batches of about a megabyte end in a tenth of that."""
+BATCH_SIZE = 200  # files per transaction at most (fewer past ``batches.BATCH_BYTES``)
 EXTRACTION_KEY = "extraction_version"  # EXTRACTION_VERSION of the stored facts
 log = logging.getLogger("repolens.index")
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
 StopCheck = Callable[[], bool]
-Stored = tuple[int, int, int, str]  # file id, size, mtime_ns, content hash
 
 
 class IndexCancelled(Exception):
     """Raised when a stop was asked for; everything up to the last batch is kept."""
-
-
-@dataclass(slots=True)
-class IndexReport:
-    discovered: int = 0
-    parsed: int = 0  # read and parsed here
-    reused: int = 0  # read, and their facts taken from the repository's shared store
-    unchanged: int = 0  # size and mtime matched (not read), or content hash matched
-    rehashed: int = 0  # of those, read and hashed because the mtime moved (not parsed)
-    removed: int = 0
-    failed: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    resolved_files: int = 0
-    edges: int = 0
-    seconds: float = 0.0
-    timings: dict[str, float] = field(default_factory=dict)
 
 
 def discovery_options(project: Project) -> DiscoveryOptions:
@@ -112,18 +81,6 @@ def discovery_options(project: Project) -> DiscoveryOptions:
 
 def _stop_check(should_stop: StopCheck | None, writer: lock.WriterLock) -> StopCheck:
     return lambda: writer.stop_requested() or bool(should_stop and should_stop())
-
-
-def _stored_files(conn: sqlite3.Connection) -> dict[str, Stored]:
-    rows = conn.execute("SELECT path, id, size, mtime_ns, content_hash FROM files")
-    return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
-
-
-def _stored_file(conn: sqlite3.Connection, path: str) -> Stored | None:
-    row = conn.execute(
-        "SELECT id, size, mtime_ns, content_hash FROM files WHERE path = ?", (path,)
-    ).fetchone()
-    return (row[0], row[1], row[2], row[3]) if row else None
 
 
 def _task(
@@ -157,195 +114,6 @@ def worker_count(project: Project) -> int:
     return wanted if project.settings.force_workers else min(wanted, usable_cores())
 
 
-def _pending(conn: sqlite3.Connection, key: str = PENDING_KEY) -> set[int]:
-    return set(json.loads(get_meta(conn, key, "[]")))
-
-
-def _pending_exact(conn: sqlite3.Connection) -> set[int]:
-    return _pending(conn, EXACT_KEY)
-
-
-def _save_pending(conn: sqlite3.Connection, pending: set[int], key: str = PENDING_KEY) -> None:
-    set_meta(conn, key, json.dumps(sorted(pending)))
-
-
-def _count(report: IndexReport, reason: str) -> None:
-    report.skipped[reason] = report.skipped.get(reason, 0) + 1
-
-
-@dataclass(slots=True)
-class _Batch:
-    """What one batch's transaction learns as its files are written, for its end."""
-
-    pending: set[int]  # new files, for resolve to widen
-    keep: int  # symbols whose rows the resolve to come may be handed (``keep_written``)
-    rewritten: set[int] = field(default_factory=set)  # files stored before, now replaced
-    facts: dict[int, FileFacts] = field(default_factory=dict)  # theirs, before
-    before: set[int] = field(default_factory=set)  # their symbols, before
-    fts_rows: list[chunk_store.FtsRow] = field(default_factory=list)
-    shared: list[tuple[str, str, str, str, bytes]] = field(default_factory=list)  # new facts
-    files: int = 0
-    bytes: int = 0
-
-
-def _store_batch(
-    conn: sqlite3.Connection,
-    results: Iterator[FileResult],
-    size: int,
-    report: IndexReport,
-    store: SharedStore | None,
-    keep: int,
-) -> int:
-    """Write the next ``size`` results (fewer at the end or past ``BATCH_BYTES``; returns
-    how many) in one transaction, and remember what needs resolution: new files (which
-    ``resolve`` widens to every file whose answers they may change), and for rewritten
-    files, what comparing their facts before and after says they can move.
-
-    Each result is written as it arrives: the parse workers, which may run only a few
-    results ahead, keep working meanwhile, and when they are done only the last few files
-    are left to write (with 200 taken at once, a tenth of pip's index was this process
-    writing alone).
-
-    Facts parsed here are offered to the repository's shared store once the batch is
-    committed (the store is a cache: its write is best effort)."""
-    now = time.time()
-    with transaction(conn):
-        batch = _Batch(_pending(conn), keep)
-        for result in itertools.islice(results, size):
-            _store_result(conn, result, now, batch, report)
-            if batch.bytes >= BATCH_BYTES:
-                break
-        if batch.files:
-            chunk_store.insert_fts(conn, batch.fts_rows)  # last: one FTS5 segment per batch
-            exact = _pending_exact(conn)
-            if batch.rewritten:
-                exact |= edit_affected(conn, batch.facts, batch.rewritten)
-            _save_pending(conn, batch.pending)
-            _save_pending(conn, exact | _drop_edges_into(conn, batch.before), EXACT_KEY)
-    if store is not None:
-        store.put_facts(batch.shared)
-    return batch.files
-
-
-def _store_result(
-    conn: sqlite3.Connection, result: FileResult, now: float, batch: _Batch, report: IndexReport
-) -> None:
-    batch.files += 1
-    task = result.task
-    batch.bytes += task.size
-    if result.status == "unchanged":
-        conn.execute(
-            "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
-            (task.mtime_ns, task.size, task.path),
-        )
-        report.unchanged += 1
-        report.rehashed += 1
-    elif result.record is None:  # vanished or unreadable since discovery
-        batch.pending |= _forget(conn, [task.path])
-        report.failed += 1
-        _count(report, result.status)
-    else:
-        known = _stored_file(conn, task.path) if task.known_hash else None
-        if known is not None:  # read before they are replaced
-            batch.facts |= file_facts(conn, [known[0]])
-            batch.before |= _symbols_of(conn, {known[0]})
-        file_id = _write_file(conn, result, now, batch.fts_rows, batch.keep)
-        (batch.rewritten if known is not None else batch.pending).add(file_id)
-        if result.reused:
-            report.reused += 1
-        else:
-            report.parsed += 1
-        if result.facts:
-            batch.shared.append((task.path, result.record.content_hash, task.language,
-                                 facts_profile(task.chunk_lines), result.facts))  # fmt: skip
-
-
-def _write_file(
-    conn: sqlite3.Connection,
-    result: FileResult,
-    now: float,
-    fts_rows: list[chunk_store.FtsRow],
-    keep: int,
-) -> int:
-    """Replace one file's row, graph facts and chunks (inside the caller's transaction),
-    adding its chunks' FTS rows to ``fts_rows``; returns its file id. Its graph rows are
-    kept for the resolve to come while the writer keeps fewer than ``keep`` symbols."""
-    assert result.record is not None
-    task = result.task
-    file_id = graph_store.upsert_file(conn, result.record, now)
-    symbol_ids = None
-    if result.graph is None:  # a text file, or one whose parse now fails
-        graph_store.clear_file_graph(conn, file_id)
-        keep_written(conn, file_id, now, limit=keep)  # for the resolve to come, as below
-    else:
-        written = graph_store.write_graph(conn, file_id, result.graph)
-        keep_written(conn, file_id, now, result.graph, written, limit=keep)
-        symbol_ids = written.symbols
-    fts_rows += chunk_store.write_chunks(
-        conn, file_id, task.path, task.language, result.chunks, symbol_ids
-    )
-    return file_id
-
-
-def _ids(conn: sqlite3.Connection, paths: list[str]) -> set[int]:
-    found = (_stored_file(conn, path) for path in paths)
-    return {known[0] for known in found if known}
-
-
-def _forget(conn: sqlite3.Connection, paths: list[str]) -> set[int]:
-    """Delete files from the store; return the files whose references must be re-resolved
-    because they pointed into what was deleted."""
-    ids = _ids(conn, paths)
-    if not ids:
-        return set()
-    symbols = _symbols_of(conn, ids)
-    affected = affected_files(conn, ids)  # importers, name users: read before rows go
-    for path in paths:
-        graph_store.delete_file(conn, path)
-    chunk_store.purge_deleted_chunks(conn)  # their FTS rows go in the same transaction
-    return (affected | _drop_edges_into(conn, symbols)) - ids
-
-
-def _in_slices(conn: sqlite3.Connection, sql: str, ids: Iterable[int]) -> set[int]:
-    """Run ``sql`` (one ``{marks}`` list) over ``ids`` in slices SQLite accepts."""
-    found: set[int] = set()
-    ordered = sorted(ids)
-    for start in range(0, len(ordered), 500):
-        part = ordered[start : start + 500]
-        rows = conn.execute(sql.format(marks=",".join("?" * len(part))), part)
-        found.update(row[0] for row in rows)
-    return found
-
-
-def _symbols_of(conn: sqlite3.Connection, file_ids: set[int]) -> set[int]:
-    return _in_slices(conn, "SELECT id FROM symbols WHERE file_id IN ({marks})", file_ids)
-
-
-def _drop_edges_into(conn: sqlite3.Connection, old_symbols: set[int]) -> set[int]:
-    """Delete edges from other files into symbols that no longer exist; return those
-    files. Every commit thus leaves a closed graph (no edge to nowhere), and the files
-    are resolved again, perhaps to a symbol that replaced the old one."""
-    gone = old_symbols - _in_slices(
-        conn, "SELECT id FROM symbols WHERE id IN ({marks})", old_symbols
-    )
-    if not gone:
-        return set()
-    files = _in_slices(
-        conn, "SELECT DISTINCT file_id FROM edges WHERE target_id IN ({marks})", gone
-    )
-    for start in range(0, len(ordered := sorted(gone)), 500):
-        part = ordered[start : start + 500]
-        conn.execute(f"DELETE FROM edges WHERE target_id IN ({','.join('?' * len(part))})", part)
-    return files
-
-
-def _remove(conn: sqlite3.Connection, gone: list[str]) -> int:
-    if gone:
-        with transaction(conn):
-            _save_pending(conn, _pending(conn) | _forget(conn, gone))
-    return len(gone)
-
-
 def _record_discovery(conn: sqlite3.Connection, discovery: Discovery) -> None:
     with transaction(conn):
         set_meta(conn, "skipped", json.dumps(dict(discovery.skipped)))
@@ -367,7 +135,7 @@ def _store_all(
     done = 0
     with closing(process_all(tasks, workers)) as results:
         keep = project.settings.resolve_resident_symbols
-        while stored := _store_batch(conn, results, BATCH_SIZE, report, store, keep):
+        while stored := store_batch(conn, results, BATCH_SIZE, report, store, keep):
             done += stored
             if progress:
                 progress("parse", done, len(tasks))
@@ -396,7 +164,7 @@ def _expire_other_extraction(conn: sqlite3.Connection, project: Project) -> None
 
 
 def _existing(conn: sqlite3.Connection, ids: set[int]) -> set[int]:
-    return _in_slices(conn, "SELECT id FROM files WHERE id IN ({marks})", ids)
+    return in_slices(conn, "SELECT id FROM files WHERE id IN ({marks})", ids)
 
 
 def _resolve_pending(
@@ -408,9 +176,9 @@ def _resolve_pending(
     """Resolve every pending file (all of them when that is everything), then clear the
     list. A crash before the clear only means the same files are resolved again."""
     started = time.perf_counter()
-    pending, exact = _pending(conn), _pending_exact(conn)
-    if pending or exact or report.removed:  # a removed router file moves others' routes
-        ids, exact = _existing(conn, pending), _existing(conn, exact)
+    new, exact = pending(conn), pending(conn, EXACT_KEY)
+    if new or exact or report.removed:  # a removed router file moves others' routes
+        ids, exact = _existing(conn, new), _existing(conn, exact)
         if progress:
             progress("resolve", 0, len(ids | exact))
         total = conn.execute("SELECT count(*) FROM files").fetchone()[0]
@@ -422,14 +190,14 @@ def _resolve_pending(
         )  # fmt: skip
         stats = run() if len(ids | exact) >= total else run(ids, exact=exact)
         with transaction(conn):
-            _save_pending(conn, set())
-            _save_pending(conn, set(), EXACT_KEY)
+            save_pending(conn, set())
+            save_pending(conn, set(), EXACT_KEY)
         report.resolved_files = stats.files
         report.edges = stats.edges
         if progress:
             progress("resolve", len(ids | exact), len(ids | exact))
     report.timings["resolve"] = time.perf_counter() - started
-    if pending or exact or report.removed or not _has_centrality(conn):
+    if new or exact or report.removed or not _has_centrality(conn):
         started = time.perf_counter()
         compute_centrality(conn)
         report.timings["centrality"] = time.perf_counter() - started
@@ -479,9 +247,9 @@ def _index(
 
     _expire_other_extraction(conn, project)
     restore_indexes(conn)  # dropped by a bulk load that was killed: the writes need them
-    stored = _stored_files(conn)
+    stored = stored_files(conn)
     present = {found.path for found in discovery.files}
-    report.removed = _remove(conn, [path for path in stored if path not in present])
+    report.removed = remove(conn, [path for path in stored if path not in present])
     bulk = deferred_indexes(conn) if not stored else nullcontext()  # first: a bulk load
     # The cyclic garbage collector stays off (``repolens.collector``) from the first file
     # stored to the last answer written: it would walk the rows kept for the resolve
@@ -521,7 +289,7 @@ def update_paths(
         report.discovered = len(files)
         with _shared_store(project) as store, collector.paused():  # as in ``_index``
             tasks, gone = _plan(project, conn, files, report, store)
-            report.removed = _remove(conn, gone)
+            report.removed = remove(conn, gone)
             _store_all(project, conn, tasks, report, progress, stop, store)
             report.timings["parse"] = time.perf_counter() - started
             _resolve_pending(project, conn, report, progress)
@@ -543,7 +311,7 @@ def _plan(
     tasks: list[FileTask] = []
     gone: list[str] = []
     for rel in files:
-        known = _stored_file(conn, rel)
+        known = stored_file(conn, rel)
         outcome: DiscoveredFile | str = (
             "ignored" if is_ignored_path(project.root, rel, options)
             else check_file(project.root, rel, options)
@@ -552,7 +320,7 @@ def _plan(
             if known:
                 gone.append(rel)
             elif outcome != "vanished":
-                _count(report, outcome)
+                report.count_skipped(outcome)
         elif task := _task(project, outcome, known, store):
             tasks.append(task)
         else:

@@ -34,13 +34,13 @@ from repolens.index.extensions import with_remembered
 from repolens.index.paths import relative_path
 from repolens.index.pipeline import (
     IndexCancelled,
-    IndexReport,
     ProgressCallback,
     discovery_options,
     index_project,
     update_paths,
 )
 from repolens.index.poll import poll
+from repolens.index.report import IndexReport
 from repolens.project import Project
 from repolens.readfile import descriptor_path
 
