@@ -7,18 +7,18 @@ prefix a router is mounted, lies in the arguments. Keeping every call's argument
 cost the index for nothing, so only calls by the names registrations use are kept, and
 the common words among them (``get``, ``path``, ``register``) only when their first
 argument is a string, as a route's path is. The arguments are rendered as small plain
-values (see ``Value``) that the framework rules of ``repolens.resolve.frameworks`` read
-without the syntax tree, whatever the language.
+values (``parse.call_arguments``) that the framework rules of ``repolens.resolve.frameworks``
+read without the syntax tree, whatever the language.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from tree_sitter import Node
 
+from repolens.parse.call_arguments import CALL_TYPES, MAX_TEXT, STRING_TYPES, render, render_items
 from repolens.parse.model import CallSite
 from repolens.parse.text import DOTTED, node_text
 
@@ -152,97 +152,6 @@ STORE = "="
 (``self.on_done = cb``, ``this.onChange = cb``): ``target`` is the field as written, the
 one argument the parameter."""
 
-_STRING_TYPES = frozenset(
-    [
-        "string",
-        "string_literal",
-        "interpreted_string_literal",
-        "raw_string_literal",
-        "template_string",
-        "encapsed_string",
-        "verbatim_string_literal",
-        "simple_symbol",
-        "concatenated_string",
-        "line_string_literal",
-        "string_value",
-    ]
-)
-_NAME_TYPES = frozenset(
-    [
-        "identifier",
-        "attribute",
-        "member_expression",
-        "selector_expression",
-        "scoped_identifier",
-        "field_access",
-        "dotted_name",
-        "name",
-        "qualified_name",
-        "property_identifier",
-        "field_identifier",
-        "constant",
-        "scope_resolution",
-        "member_access_expression",
-        "navigation_expression",
-        "simple_identifier",
-        "type_identifier",
-        "class_constant_access_expression",
-        "nested_identifier",
-    ]
-)
-_CALL_TYPES = frozenset(
-    [
-        "call",
-        "call_expression",
-        "method_invocation",
-        "invocation_expression",
-        "function_call_expression",
-        "member_call_expression",
-        "scoped_call_expression",
-        "new_expression",
-        "object_creation_expression",
-        "macro_invocation",
-    ]
-)
-_LIST_TYPES = frozenset(
-    [
-        "list",
-        "array",
-        "tuple",
-        "array_creation_expression",
-        "array_expression",
-        "composite_literal",
-        "literal_value",
-        "list_literal",
-        "array_initializer",
-    ]
-)
-_OBJECT_TYPES = frozenset({"object", "dictionary", "hash"})
-_PAIR_TYPES = frozenset(
-    {
-        "keyword_argument",
-        "pair",
-        "named_argument",
-        "argument",
-        "array_element_initializer",
-        "value_argument",
-    }
-)  # PHP's array items are pairs (`'prefix' => 'admin'`) or lone values
-_FUNCTION_TYPES = frozenset(
-    [
-        "arrow_function",
-        "function_expression",
-        "function",
-        "func_literal",
-        "lambda",
-        "closure_expression",
-        "anonymous_function_creation_expression",
-        "lambda_expression",
-        "anonymous_function",
-        "block",
-        "do_block",
-    ]
-)
 _ASSIGN_TYPES = frozenset(
     [
         "assignment",
@@ -256,18 +165,6 @@ _ASSIGN_TYPES = frozenset(
     ]
 )
 _WORDS = re.compile(r"\w+")
-_QUOTE = re.compile("^[A-Za-z@$]*(\"\"\"|'''|\"|'|`|:)|(\"\"\"|'''|\"|'|`)$")
-_MAX_DEPTH = 6
-_MAX_ITEMS = 40
-_MAX_TEXT = 200
-
-Value = list[Any]
-"""A rendered argument, as JSON holds it: ``["s", text]`` a string literal, ``["n",
-"a.b"]`` a name, ``["c", name, receiver, [args]]`` a call (``receiver`` a value or
-None), ``["l", [items]]`` a list, ``["k", key, value]`` a keyword argument or object
-entry, ``["o", [entries]]`` an object, ``["f", start_byte, end_byte, [parameters],
-start_line, end_line]`` a function literal (its body's calls are call sites of their
-own), ``["?"]`` anything else."""
 
 
 def is_kept(name: str, args: Node | None, recv: Node | None, src: bytes) -> bool:
@@ -280,11 +177,11 @@ def is_kept(name: str, args: Node | None, recv: Node | None, src: bytes) -> bool
         return _names_event(low, args, src)
     if low not in HTTP_VERBS and low not in _WITH_PATH:
         return False
-    chained = recv is not None and recv.type in _CALL_TYPES
+    chained = recv is not None and recv.type in CALL_TYPES
     if chained and low in HTTP_VERBS and b".route(" in _head(recv, src):
         return True
     first = _first_argument(args)
-    return first is not None and first.type in _STRING_TYPES
+    return first is not None and first.type in STRING_TYPES
 
 
 def stores_parameter(name: str, args: Node | None, src: bytes, signature: str) -> bool:
@@ -323,15 +220,15 @@ def _names_event(low: str, args: Node | None, src: bytes) -> bool:
     if first is None:
         return False
     if low == "dispatchevent":
-        return first.type in _CALL_TYPES and b"Event(" in _head(first, src)
-    if first.type in _STRING_TYPES:
+        return first.type in CALL_TYPES and b"Event(" in _head(first, src)
+    if first.type in STRING_TYPES:
         return True
     second = first.next_named_sibling
     while second is not None and second.type == "comment":
         second = second.next_named_sibling
     if second is not None and second.type == "argument" and second.named_children:
         second = second.named_children[0]
-    return second is not None and second.type in _STRING_TYPES
+    return second is not None and second.type in STRING_TYPES
 
 
 def _head(node: Node | None, src: bytes) -> bytes:
@@ -358,7 +255,7 @@ def call_site(
 ) -> CallSite:
     """The record of a kept call: its receiver and arguments rendered, and the name it is
     assigned to (``bp = Blueprint(...)``, ``v1 := r.Group("/v1")``), if any."""
-    rendered = [render(recv, src, 0) if recv is not None else None, _items(args, src, 0)]
+    rendered = [render(recv, src, 0) if recv is not None else None, render_items(args, src, 0)]
     row, col = call.start_point
     return CallSite(
         name=name,
@@ -406,144 +303,7 @@ def _passed_to(node: Node, args: Node, src: bytes) -> str:
     if function is None:
         return ""
     callee = node_text(function, src)
-    if len(callee) > _MAX_TEXT or not DOTTED.fullmatch(callee):
+    if len(callee) > MAX_TEXT or not DOTTED.fullmatch(callee):
         return ""
     index = [c.id for c in args.named_children if c.type != "comment"].index(node.id)
     return f"{ARGUMENT_OF}{index}:{callee}"
-
-
-def _items(args: Node | None, src: bytes, depth: int) -> list[Value]:
-    if args is None:
-        return []
-    out: list[Value] = []
-    for child in args.named_children:
-        if child.type == "comment":
-            continue
-        if len(out) >= _MAX_ITEMS:
-            out.append(["?"])
-            break
-        out.append(render(child, src, depth + 1))
-    return out
-
-
-def render(node: Node, src: bytes, depth: int) -> Value:
-    """One expression as a plain value (see ``Value``)."""
-    kind = node.type
-    if depth > _MAX_DEPTH:
-        return ["?"]
-    if kind in ("parenthesized_expression", "expression_statement") and node.named_child_count == 1:
-        return render(node.named_children[0], src, depth)
-    if kind in _STRING_TYPES:
-        return _string(node, src)
-    if kind in _NAME_TYPES:
-        text = node_text(node, src)
-        if len(text) <= _MAX_TEXT and DOTTED.fullmatch(text.replace("->", ".").replace("?.", ".")):
-            return ["n", text.replace("->", ".").replace("?.", ".")]
-        return ["?"]
-    if kind in _CALL_TYPES:
-        return _call(node, src, depth)
-    if kind in _PAIR_TYPES:
-        return _pair(node, src, depth)
-    if kind in _OBJECT_TYPES:
-        return ["o", _items(node, src, depth)]
-    if kind in _LIST_TYPES:
-        return ["l", _items(node, src, depth)]
-    if kind in _FUNCTION_TYPES:
-        lines = [node.start_point[0] + 1, node.end_point[0] + 1]
-        return ["f", node.start_byte, node.end_byte, _parameters(node, src), *lines]
-    return ["?"]
-
-
-def _string(node: Node, src: bytes) -> Value:
-    if any(
-        c.type in ("interpolation", "template_substitution", "string_interpolation")
-        for c in node.named_children
-    ):
-        return ["?"]
-    if node.type == "concatenated_string":
-        parts = [_string(c, src) for c in node.named_children]
-        if all(p[0] == "s" for p in parts):
-            return ["s", "".join(str(p[1]) for p in parts)]
-        return ["?"]
-    text = node_text(node, src)
-    if len(text) > _MAX_TEXT * 2:
-        return ["?"]
-    return ["s", _QUOTE.sub("", text)]
-
-
-def _call(node: Node, src: bytes, depth: int) -> Value:
-    function = node.child_by_field_name("function") or node.child_by_field_name("name")
-    receiver: Value | None = None
-    if node.type in ("method_invocation", "member_call_expression", "scoped_call_expression"):
-        obj = node.child_by_field_name("object") or node.child_by_field_name("scope")
-        receiver = render(obj, src, depth + 1) if obj is not None else None
-        name = node_text(function, src) if function is not None else ""
-    elif node.type in ("new_expression", "object_creation_expression"):
-        ctor = node.child_by_field_name("constructor") or node.child_by_field_name("type")
-        name = node_text(ctor, src) if ctor is not None else ""
-    elif function is not None and function.type in (
-        "attribute",
-        "member_expression",
-        "selector_expression",
-        "field_expression",
-        "scoped_identifier",
-    ):
-        obj = (
-            function.child_by_field_name("object")
-            or function.child_by_field_name("operand")
-            or function.child_by_field_name("path")
-            or function.child_by_field_name("value")
-        )
-        last = (
-            function.child_by_field_name("attribute")
-            or function.child_by_field_name("property")
-            or function.child_by_field_name("field")
-            or function.child_by_field_name("name")
-        )
-        receiver = render(obj, src, depth + 1) if obj is not None else None
-        name = node_text(last, src) if last is not None else ""
-    else:
-        name = node_text(function, src) if function is not None else ""
-        if function is None and node.type == "macro_invocation":
-            macro = node.child_by_field_name("macro")
-            name = node_text(macro, src) if macro is not None else ""
-    args = node.child_by_field_name("arguments")
-    if args is None:
-        args = next(
-            (c for c in node.named_children if c.type in ("argument_list", "arguments")), None
-        )
-    if len(name) > _MAX_TEXT or not DOTTED.fullmatch(name):
-        name = "?"
-    return ["c", name, receiver, _items(args, src, depth)]
-
-
-def _pair(node: Node, src: bytes, depth: int) -> Value:
-    key = node.child_by_field_name("name") or node.child_by_field_name("key")
-    value = node.child_by_field_name("value")
-    if key is None or value is None:
-        named = node.named_children
-        if node.type in ("argument", "array_element_initializer", "value_argument") and (
-            len(named) == 1
-        ):
-            return render(named[0], src, depth)
-        if len(named) < 2:
-            return ["?"]
-        key, value = named[0], named[-1]
-    key_text = node_text(key, src).strip().strip("\"'").lstrip(":").rstrip(":")
-    return ["k", key_text, render(value, src, depth + 1)]
-
-
-def _parameters(node: Node, src: bytes) -> list[str]:
-    params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
-    if params is None:
-        return []
-    if params.type == "identifier":
-        return [node_text(params, src)]
-    names = []
-    for child in params.named_children:
-        ident = child if child.type == "identifier" else child.child_by_field_name("name")
-        if ident is None and child.named_child_count:
-            ident = child.named_children[0]
-        if ident is not None and ident.type == "identifier":
-            names.append(node_text(ident, src))
-    return names

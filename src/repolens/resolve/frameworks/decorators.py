@@ -1,6 +1,6 @@
 """Reading a decorator, annotation or attribute as written (``bp.route("/x",
 methods=["GET"])``, ``@GetMapping(value = "/{id}")``, ``[HttpGet("{id}")]``) into the
-plain values that ``repolens.parse.callsites`` renders calls into.
+plain values that ``repolens.parse.call_arguments`` renders calls into.
 
 Decorators are stored as their text, so the rules that read them need no syntax tree:
 a small tokenizer understands strings, dotted names, calls, lists (``[...]``, Java's

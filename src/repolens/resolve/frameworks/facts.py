@@ -25,7 +25,7 @@ from repolens.resolve.project import FileRow, RefRow, Sym
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """One kept call: ``receiver`` and ``args`` as rendered values (see ``callsites``)."""
+    """One kept call: ``receiver`` and ``args`` as rendered values (``call_arguments.Value``)."""
 
     file_id: int
     source_id: int
