@@ -34,8 +34,9 @@ if TYPE_CHECKING:
     from repolens.query.artifacts import ArtifactHit, ArtifactInfo
     from repolens.query.context import ContextBundle
     from repolens.query.explore import Exploration
-    from repolens.query.graph import EdgeHit, ImpactResult, SymbolRef
+    from repolens.query.graph import EdgeHit, SymbolRef
     from repolens.query.hierarchy import Hierarchy
+    from repolens.query.impact import ImpactResult
     from repolens.query.linkedgraph import LinkedGraph
     from repolens.query.search import SearchResult
 
@@ -201,7 +202,8 @@ class Codebase:
             return callees(conn, find_symbol(conn, name, file=file), limit=limit)
 
     def impact(self, name: str, *, depth: int = 3, file: str | None = None) -> ImpactResult:
-        from repolens.query.graph import find_symbol, impact
+        from repolens.query.graph import find_symbol
+        from repolens.query.impact import impact
 
         with self.reader() as conn:
             return impact(conn, find_symbol(conn, name, file=file), depth=depth)

@@ -22,7 +22,8 @@ from conftest import IndexTree, assert_channels, index_copy, replace_in, synthes
 from repolens.cli.routes import flow_node_row
 from repolens.present.symbols import edge_line, wiring_label
 from repolens.query.flow import flow
-from repolens.query.graph import call_path, callees, callers, find_symbol, impact
+from repolens.query.graph import call_path, callees, callers, find_symbol
+from repolens.query.impact import impact
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "events"
 

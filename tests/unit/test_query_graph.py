@@ -17,11 +17,11 @@ from repolens.query.graph import (
     callers,
     entry_reason,
     find_symbol,
-    impact,
     possible_callers,
     search_symbols,
     unresolved_calls,
 )
+from repolens.query.impact import impact
 
 
 @pytest.fixture(scope="module")

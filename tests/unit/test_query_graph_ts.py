@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import IndexTree
-from repolens.query.graph import callees, callers, dead_code, find_symbol, impact
+from repolens.query.graph import callees, callers, dead_code, find_symbol
+from repolens.query.impact import impact
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "query" / "tsapp"
 

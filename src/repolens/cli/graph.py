@@ -39,19 +39,18 @@ from repolens.present.graph import (
 from repolens.present.symbols import wiring, wiring_label
 from repolens.query.graph import (
     EdgeHit,
-    ImpactHit,
     SymbolLookupError,
     SymbolRef,
     callees,
     callers,
     entry_reason,
     find_symbol,
-    impact,
     possible_callers,
     search_symbols,
     trace_path,
     unresolved_calls,
 )
+from repolens.query.impact import ImpactHit, impact
 
 DEFAULT_LIMIT = 100
 

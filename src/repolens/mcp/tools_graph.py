@@ -57,13 +57,13 @@ from repolens.query.graph import (
     callees,
     callers,
     find_symbol,
-    impact,
     possible_callers,
     search_symbols,
     trace_path,
     unresolved_calls,
 )
 from repolens.query.hierarchy import hierarchy as type_hierarchy
+from repolens.query.impact import impact
 
 NODE_NEIGHBOURS = 50
 

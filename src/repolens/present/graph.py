@@ -14,15 +14,8 @@ from typing import Any, TypeVar
 
 from repolens.present.format import Answer, cite, clip, plural
 from repolens.present.symbols import edge_line, label, wiring_label
-from repolens.query.graph import (
-    DeadCodeReport,
-    EdgeHit,
-    FileDeps,
-    ImpactHit,
-    ImpactResult,
-    ImportLink,
-    SymbolRef,
-)
+from repolens.query.graph import DeadCodeReport, EdgeHit, FileDeps, ImportLink, SymbolRef
+from repolens.query.impact import ImpactHit, ImpactResult
 from repolens.query.symbols import is_test_code
 
 FOREIGN = ("builtin", "external")

@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from repolens.discover.gitdiff import FileChange
-from repolens.query.graph import ImpactHit, impact
+from repolens.query.impact import ImpactHit, impact
 from repolens.query.symbols import (
     FILE_KIND,
     SYMBOL_COLUMNS,

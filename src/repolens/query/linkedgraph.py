@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from repolens.query import graph
 from repolens.query.crossrepo import CrossEdge, Index, linked_edges
+from repolens.query.impact import ImpactHit, dependents_of, reverse_closure
 from repolens.query.symbols import CLASS_KINDS, SymbolLookupError, SymbolRef, find_symbol
 
 Node = tuple[int, int]  # (project number in the set, symbol id in its index)
@@ -34,7 +35,7 @@ class LinkedHit:
 @dataclass(frozen=True, slots=True)
 class LinkedImpactHit:
     project: str
-    hit: graph.ImpactHit
+    hit: ImpactHit
     crossing: bool = False
 
 
@@ -143,7 +144,7 @@ class LinkedGraph:
         import it (and in those that import them), nearest first."""
         seeds: list[Node] = [(number, sym.id)]
         seeds += [(number, m) for m in graph.members_of(self.indexes[number].conn, sym)]
-        walk = graph.reverse_closure(
+        walk = reverse_closure(
             seeds,
             lambda nodes: ((d, s.caller, s.confidence, s) for d, s in self._dependents(nodes)),
             depth,
@@ -154,7 +155,7 @@ class LinkedGraph:
         hits = [
             LinkedImpactHit(
                 self.label(node[0]),
-                graph.ImpactHit(
+                ImpactHit(
                     refs[node], lvl, step.kind, step.caller[1], step.file, step.line, weakest[node]
                 ),
                 step.crossing,
@@ -172,7 +173,7 @@ class LinkedGraph:
         for number, symbol in frontier:
             by_project.setdefault(number, []).append(symbol)
         for number, ids in sorted(by_project.items()):
-            for dependent, e, via in graph.dependents_of(self.indexes[number].conn, ids):
+            for dependent, e, via in dependents_of(self.indexes[number].conn, ids):
                 step = _Step((number, via), e.kind, e.file, e.line, e.confidence, e.provenance)
                 yield (number, dependent), step
         for node in frontier:

@@ -24,10 +24,10 @@ from repolens.query.graph import (
     call_path,
     callees,
     callers,
-    impact,
     possible_callers,
     unresolved_calls,
 )
+from repolens.query.impact import impact
 from repolens.query.outline import FileOutline, symbol_counts
 from repolens.query.routes import list_routes, routes_of
 from repolens.query.symbols import is_test_path
