@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from repolens.cli.common import emit, fail, json_option, load_project, open_index, project_option
-from repolens.cli.graph import say, symbol_json
+from repolens.cli.graph_common import say, symbol_json
 
 
 @click.command("affected")

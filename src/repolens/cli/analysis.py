@@ -1,6 +1,6 @@
 """Whole-project graph commands: ``deps``, ``cycles``, ``deadcode``, ``graph-stats``.
 
-They share the lookup and printing helpers of ``repolens.cli.graph``; output follows the
+They share the lookup and printing helpers of ``repolens.cli.graph_common``; output follows the
 same rules (``path:line`` rows, what was left out, one JSON object with ``--json``).
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from repolens.cli.common import emit, json_option, project_option
-from repolens.cli.graph import (
+from repolens.cli.graph_common import (
     fail_candidates,
     graph_index,
     limit_option,

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from repolens.cli.common import emit, json_option, project_option
-from repolens.cli.graph import graph_index, say, symbol_json
+from repolens.cli.graph_common import graph_index, say, symbol_json
 from repolens.present.explore import exploration_lines
 from repolens.query.explore import Exploration, explore
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from repolens.cli.common import emit, json_option, project_option
-from repolens.cli.graph import graph_index, lookup_symbol, say, symbol_json, symbol_options
+from repolens.cli.graph_common import graph_index, lookup_symbol, say, symbol_json, symbol_options
 from repolens.present.hierarchy import hierarchy_lines
 from repolens.query.hierarchy import Hierarchy, HierarchyLink, OutsideBase, hierarchy
 

@@ -144,7 +144,7 @@ def find_linked(
     as_json: bool,
 ) -> tuple[int, SymbolRef]:  # fmt: skip
     """The symbol asked for, in the project ``where`` names or the first that has it."""
-    from repolens.cli.graph import fail_candidates, symbol_json, symbol_row
+    from repolens.cli.graph_common import fail_candidates, symbol_json, symbol_row
 
     try:
         return found.find(query, file=file, kind=kind, project=where)
@@ -154,13 +154,13 @@ def find_linked(
 
 
 def placed_json(project: str, ref: SymbolRef) -> dict[str, Any]:
-    from repolens.cli.graph import symbol_json
+    from repolens.cli.graph_common import symbol_json
 
     return {"project": project, **symbol_json(ref)}
 
 
 def _say_notes(notes: list[str]) -> None:
-    from repolens.cli.graph import say
+    from repolens.cli.graph_common import say
 
     for note in notes:
         say(f"note: {note}", style="yellow")
@@ -172,7 +172,7 @@ def linked_edges_command(
 ) -> None:  # fmt: skip
     """``callers --linked`` / ``callees --linked``: its own project's edges, then those
     crossing into or out of the other projects."""
-    from repolens.cli.graph import print_more_than, say
+    from repolens.cli.graph_common import print_more_than, say
     from repolens.query.graph import possible_callers, unresolved_calls
 
     name = "callees" if callee else "callers"
@@ -223,7 +223,7 @@ def linked_impact(
     limit: int, project_path: Path | None, as_json: bool,
 ) -> None:  # fmt: skip
     """``impact --linked``: dependents in every project of the set, by project and file."""
-    from repolens.cli.graph import print_more, say
+    from repolens.cli.graph_common import print_more, say
 
     with open_graph(project_path, as_json) as (found, opened):
         number, ref = find_linked(found, symbol, file, kind, where, as_json)
@@ -269,7 +269,7 @@ def linked_path(
     max_depth: int, project_path: Path | None, as_json: bool,
 ) -> None:  # fmt: skip
     """``path --linked``: a shortest call chain that may cross projects."""
-    from repolens.cli.graph import say
+    from repolens.cli.graph_common import say
 
     with open_graph(project_path, as_json) as (found, opened):
         src = find_linked(found, source, from_file, None, where, as_json)

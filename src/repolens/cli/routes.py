@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from repolens.cli.common import emit, json_option, project_option
-from repolens.cli.graph import graph_index, lookup_symbol, print_more, say, symbol_json
+from repolens.cli.graph_common import graph_index, lookup_symbol, print_more, say, symbol_json
 from repolens.present.symbols import wiring_label
 from repolens.query.entrypoints import KINDS, entry_points
 from repolens.query.flow import FlowNode, flow
