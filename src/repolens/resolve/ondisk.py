@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import os
 import sqlite3
+from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from operator import attrgetter, itemgetter
@@ -192,13 +193,17 @@ class TableStore:
 
 
 class _Lazy(Mapping[K, V]):
-    """A read-only map over the store; ``get`` is the lookup resolution makes."""
+    """A read-only map over the store; ``get`` is the lookup resolution makes. Each map
+    says how it looks one key up (``get``) and walks the whole table (``items``); the rest
+    of ``Mapping`` is built on those two. (``Mapping`` is already an abstract base class,
+    so the two abstract methods keep an incomplete map from being made.)"""
 
     def __init__(self, store: TableStore) -> None:
         self._store = store
 
+    @abstractmethod
     def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
-        raise NotImplementedError
+        """The value at ``key``, read from the store, else ``default``."""
 
     def __getitem__(self, key: K) -> V:
         found = self.get(key)
@@ -215,8 +220,9 @@ class _Lazy(Mapping[K, V]):
     def __iter__(self) -> Iterator[K]:
         return (key for key, _ in self.items())
 
+    @abstractmethod
     def items(self) -> Iterator[tuple[K, V]]:  # type: ignore[override]
-        raise NotImplementedError
+        """Every entry, read from the store: a walk of the whole table."""
 
     def values(self) -> Iterator[V]:  # type: ignore[override]
         return (value for _, value in self.items())
