@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from repolens.mcp.paths import PathError, confine, confine_glob
+from repolens.confine import PathError, confine, confine_glob
 
 
 @pytest.fixture()

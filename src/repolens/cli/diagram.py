@@ -12,7 +12,7 @@ import click
 
 from repolens.cli.common import emit, fail, json_option, load_project, open_index, project_option
 from repolens.cli.graph_common import fail_candidates, symbol_json, symbol_row
-from repolens.mcp.paths import PathError, confine_scope
+from repolens.confine import PathError, confine_scope
 from repolens.present.diagram import DEFAULT_MAX_NODES, KINDS, DiagramError, build
 from repolens.present.mermaid import render
 from repolens.query.graph import FileLookupError, SymbolLookupError

@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from repolens.config import ArtifactSpec
+from repolens.confine import PathError, confine
 from repolens.embed.base import EmbeddingError, EmbeddingProvider
 from repolens.index.embedding import chunk_documents
 from repolens.index.providers import provider_or_reason
-from repolens.mcp.paths import PathError, confine
 from repolens.parse.artifacts import NOT_OPENAPI, PARSER_VERSION, kind_of, parse_artifact
 from repolens.parse.artifacts.model import ParsedArtifact
 from repolens.parse.chunk import Chunk, chunk_file

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repolens.confine import PathError, confine
 from repolens.index.background import BackgroundIndexer, stored_profile
 from repolens.index.embedding import coverage_note, embedded_share
 from repolens.index.lock import writer_status
@@ -26,7 +27,6 @@ from repolens.index.state import needs_resume
 from repolens.index.status import embedding_status
 from repolens.index.watcher import watch_allowed
 from repolens.links import labels
-from repolens.mcp.paths import PathError, confine
 from repolens.mcp.surface import ProjectSize, measure
 from repolens.project import Project
 from repolens.store.db import StoreError, connect

@@ -11,7 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from repolens.mcp.paths import PathError, confine
+from repolens.confine import PathError, confine
 from repolens.readfile import decode, read_regular_stat
 
 MAX_READ_BYTES = 4_000_000

@@ -22,7 +22,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from repolens.config import ConfigError
-from repolens.mcp.paths import PathError
+from repolens.confine import PathError
 from repolens.mcp.runtime import Runtime, ToolInputError
 from repolens.oserrors import advice, describe
 from repolens.present.diagram import DiagramError

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from repolens.mcp.paths import confine
+from repolens.confine import confine
 from repolens.mcp.toolkit import SHORT, Budget, Limit, ProjectPath, ToolGroup, tool
 from repolens.mcp.tools_search import finish, split_list
 from repolens.present.format import Answer, cite, plural

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from repolens.mcp.paths import confine_scope
+from repolens.confine import confine_scope
 from repolens.mcp.runtime import ProjectHandle, ToolInputError
 from repolens.mcp.toolkit import ProjectPath, ToolGroup, tool
 from repolens.present.diagram import DEFAULT_MAX_NODES, build

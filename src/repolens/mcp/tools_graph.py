@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from repolens.mcp.paths import confine
+from repolens.confine import confine
 from repolens.mcp.runtime import ProjectHandle, ToolInputError
 from repolens.mcp.source import SourceCache
 from repolens.mcp.toolkit import (

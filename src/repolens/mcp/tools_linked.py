@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
+from repolens.confine import confine
 from repolens.links import stale_note
-from repolens.mcp.paths import confine
 from repolens.mcp.runtime import Runtime
 from repolens.present.format import Answer, cite, plural
 from repolens.query.crossrepo import Index

@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from repolens.confine import confine, confine_glob
 from repolens.index.artifacts import CALL_EMBED_LIMIT, ArtifactError, fresh_artifacts
-from repolens.mcp.paths import confine, confine_glob
 from repolens.mcp.runtime import ProjectHandle
 from repolens.mcp.toolkit import (
     LONG,

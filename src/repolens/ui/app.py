@@ -24,7 +24,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from repolens.mcp.paths import PathError, confine
+from repolens.confine import PathError, confine
 from repolens.mcp.runtime import ProjectHandle, ToolInputError
 from repolens.query.analysis import FileLookupError
 from repolens.query.deadcode import dead_code_report

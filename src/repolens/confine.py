@@ -1,10 +1,12 @@
-"""Keeping every path an agent passes inside the project root.
+"""Keeping every path an agent, a browser or a settings file passes inside the project root.
 
-An MCP server may be reached over HTTP, and an agent may be steered by text it read in the
-code it is exploring; so a path argument is untrusted input. ``confine`` is the one gate:
-it turns what was typed into a root-relative POSIX path (the form the index stores), and
-refuses anything that climbs out with ``..``, names an absolute path elsewhere, or goes
-through a symlink whose target lies outside the root.
+An MCP server or the explorer may be reached over HTTP, an agent may be steered by text it
+read in the code it is exploring, and a cloned repository's ``.repolens.toml`` names the
+artifact files to read; so a path argument is untrusted input. ``confine`` is the one gate
+(for the MCP tools, the explorer, ``repolens diagram`` and artifact specs alike): it turns
+what was typed into a root-relative POSIX path (the form the index stores), and refuses
+anything that climbs out with ``..``, names an absolute path elsewhere, or goes through a
+symlink whose target lies outside the root.
 """
 
 from __future__ import annotations
