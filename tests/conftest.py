@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from repolens.index.pipeline import index_project
-from repolens.project import open_project
+from repolens.project import DATA_DIR_NAME, open_project
 from repolens.store.db import connect
 
 IndexTree = Callable[[Path], sqlite3.Connection]
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,6 +40,18 @@ def private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
         os.environ.pop("XDG_STATE_HOME", None)
     else:
         os.environ["XDG_STATE_HOME"] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fixtures_left_clean() -> Iterator[None]:
+    """No test leaves a data dir (``.repolens/``) in the source tree's fixtures: a test
+    that opens or indexes a fixture copies it to ``tmp_path`` first, so that a stale index
+    never feeds a later run and the fixture folders hold only the fixtures. Checked once
+    for the session (the dirs named say which fixture a test opened in place)."""
+    before = set(FIXTURES.rglob(DATA_DIR_NAME))
+    yield
+    left = sorted(str(p.relative_to(FIXTURES)) for p in set(FIXTURES.rglob(DATA_DIR_NAME)) - before)
+    assert not left, f"tests left data dirs in tests/fixtures (copy to tmp_path first): {left}"
 
 
 def run_repolens(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

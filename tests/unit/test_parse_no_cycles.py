@@ -24,7 +24,7 @@ FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def _tasks(root: Path) -> list[FileTask]:
-    project = open_project(root)
+    project = open_project(root, create=False)  # read in place: no data dir in the fixture
     found = discover(project.root, discovery_options(project)).files
     return [task for entry in found if (task := _task(project, entry, None, None)) is not None]
 
