@@ -163,7 +163,7 @@ def main() -> None:
         )  # fmt: skip
     reference_provider = providers[NUMPY.name]
     chunks = stdlib_chunks(args.chunks)
-    texts = [window for chunk in chunks for window in reference_provider.windows(chunk)]
+    texts = [window for windows in reference_provider.windows(chunks) for window in windows]
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.no_truncation()  # tokenizer.json pads and cuts every text to 128 word pieces
     tokenizer.no_padding()

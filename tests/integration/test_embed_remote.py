@@ -290,7 +290,7 @@ def test_persistent_500_gives_up_with_the_server_message(server: FakeEmbeddingSe
 def test_remote_windows_fit_max_chars_with_prefix(server: FakeEmbeddingServer) -> None:
     provider = ollama(server, max_chars=300)
     text = "".join(f"line {i}: some code here\n" for i in range(100))
-    windows = provider.windows(text)
+    windows = provider.windows([text])[0]
     assert len(windows) > 5
     prefix = provider.profile.document_prefix
     assert all(len(prefix + window) <= 300 for window in windows)

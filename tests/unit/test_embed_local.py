@@ -80,7 +80,7 @@ def test_windows_fit_the_model_and_cover_every_line(
     provider: LocalProvider, pieces: Tokenizer
 ) -> None:
     text = _long_source()
-    windows = provider.windows(text)
+    windows = provider.windows([text])[0]
 
     assert len(windows) > 10
     counts = [len(pieces.encode(window).ids) for window in windows]  # with [CLS] and [SEP]
@@ -96,7 +96,7 @@ def test_a_single_huge_line_is_cut_into_fitting_windows(
     provider: LocalProvider, pieces: Tokenizer
 ) -> None:
     line = "values = [" + ", ".join(f"item_{i}" for i in range(600)) + "]"
-    windows = provider.windows(line)
+    windows = provider.windows([line])[0]
     assert len(windows) >= 4
     assert "".join(windows) == line
     assert all(len(pieces.encode(window).ids) <= WINDOW_TOKENS for window in windows)
@@ -104,14 +104,14 @@ def test_a_single_huge_line_is_cut_into_fitting_windows(
 
 def test_every_window_embeds_and_too_long_text_is_refused(provider: LocalProvider) -> None:
     text = _long_source()[:8000]
-    vectors = provider.embed_documents(provider.windows(text))
+    vectors = provider.embed_documents(provider.windows([text])[0])
     assert np.isfinite(vectors).all()
     with pytest.raises(InputTooLongError, match=r"text 1 has \d+ word pieces .* windows\(\)"):
         provider.embed_documents(["short", text])
 
 
 def test_short_text_is_its_own_window(provider: LocalProvider) -> None:
-    assert provider.windows("def f():\n    return 1\n") == ["def f():\n    return 1\n"]
+    assert provider.windows(["def f():\n    return 1\n"])[0] == ["def f():\n    return 1\n"]
 
 
 def test_batching_and_order_do_not_change_vectors(provider: LocalProvider) -> None:
@@ -161,7 +161,7 @@ def test_prefixes_are_applied(provider: LocalProvider) -> None:
 
 def test_a_long_query_is_embedded_whole_not_cut(provider: LocalProvider) -> None:
     text = _long_source()[:3000]
-    head = provider.windows(text)[0]
+    head = provider.windows([text])[0][0]
     whole = provider.embed_query(text)
     assert float(whole @ provider.embed_query(head)) < 0.999  # the tail counted too
     assert abs(float(np.linalg.norm(whole)) - 1.0) < 1e-5

@@ -60,7 +60,8 @@ def code_windows(reference: LocalProvider) -> list[str]:
         *sorted((SOURCE / "embed").glob("*.py")),
         *(stdlib / f"{m}.py" for m in STDLIB_MODULES),
     ]
-    windows = [w for f in files for w in reference.windows(f.read_text(encoding="utf-8"))]
+    texts = [f.read_text(encoding="utf-8") for f in files]
+    windows = [w for document in reference.windows(texts) for w in document]
     return windows[::8][:150]
 
 
@@ -133,7 +134,7 @@ def test_reduced_precision_keeps_retrieval_quality(
     runtime: Runtime, reference: LocalProvider
 ) -> None:
     provider = _provider(runtime)
-    codes, queries = _retrieval_set(lambda code: reference.windows(code)[0])
+    codes, queries = _retrieval_set(lambda code: reference.windows([code])[0][0])
     assert len(codes) >= 200
     baseline = _mrr(reference, codes, queries)
     assert baseline > 0.3  # the set is a real retrieval task, not noise

@@ -37,12 +37,16 @@ def test_merged_neighbours_are_embedded_apart(provider: EmbeddingProvider) -> No
     chunks = chunk_file(SOURCE, "python", parse_source("c.py", "python", SOURCE.encode()))
     merged = next(c for c in chunks if len(c.names) == 3)
     assert merged.parts  # the chunker recorded where each function begins
-    documents = chunk_documents(
+    (documents,) = chunk_documents(
         provider,
-        merged.start_line,
-        merged.text,
-        "\n".join(merged.names),
-        " ".join(map(str, merged.parts)),
+        [
+            (
+                merged.start_line,
+                merged.text,
+                "\n".join(merged.names),
+                " ".join(map(str, merged.parts)),
+            )
+        ],
     )
     assert len(documents) == 3
     assert documents[0].startswith("read config\ndef read_config(path):")
@@ -53,8 +57,7 @@ def test_merged_neighbours_are_embedded_apart(provider: EmbeddingProvider) -> No
 
 def test_documents_do_not_depend_on_where_the_chunk_sits(provider: EmbeddingProvider) -> None:
     text = "def a():\n    x = 1\n    return x\n\ndef b():\n    y = 2\n    return y"
-    here = chunk_documents(provider, 10, text, "a\nb", "14")
-    there = chunk_documents(provider, 200, text, "a\nb", "204")
+    here, there = chunk_documents(provider, [(10, text, "a\nb", "14"), (200, text, "a\nb", "204")])
     assert here == there and len(here) == 2
 
 
@@ -62,7 +65,7 @@ def test_long_chunks_are_cut_into_windows_the_model_reads_whole(
     provider: EmbeddingProvider,
 ) -> None:
     text = "\n".join(f"    total_{i} = compute_value(item_{i}, factor={i})" for i in range(60))
-    documents = chunk_documents(provider, 1, text, "Pipeline.run", "")
+    (documents,) = chunk_documents(provider, [(1, text, "Pipeline.run", "")])
     assert len(documents) > 1
     assert all(d.startswith("pipeline run\n") or not d.startswith("pipeline") for d in documents)
     assert documents[0].startswith("pipeline run\n")

@@ -91,8 +91,9 @@ class EmbeddingProvider(Protocol):
         """What this provider's vectors are; part of the cache key of every stored vector."""
         ...
 
-    def windows(self, text: str) -> list[str]:
-        """Split ``text`` at line boundaries into consecutive pieces that each fit the model."""
+    def windows(self, texts: Sequence[str]) -> list[list[str]]:
+        """Split each text at line boundaries into consecutive pieces that each fit the
+        model (many texts at once: a tokenizer call costs more than the text it reads)."""
         ...
 
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:

@@ -86,9 +86,9 @@ class RemoteProvider(ABC):
     def base_url(self) -> str:
         return self._client.base_url
 
-    def windows(self, text: str) -> list[str]:
+    def windows(self, texts: Sequence[str]) -> list[list[str]]:
         """Line-aligned windows of at most ``max_chars`` characters, prefix included."""
-        return self._windows(text, self._profile.document_prefix)
+        return self._windows(texts, self._profile.document_prefix)
 
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
         prefix = self._profile.document_prefix
@@ -97,7 +97,8 @@ class RemoteProvider(ABC):
     def embed_query(self, text: str) -> FloatArray:
         """Vector of a query; a query longer than ``max_chars`` is the mean of its windows."""
         prefix = self._profile.query_prefix
-        windows = [prefix + window for window in self._windows(text, prefix)]
+        (windows,) = self._windows([text], prefix)
+        windows = [prefix + window for window in windows]
         vectors = self._embed(windows, query=True)
         mean = vectors.mean(axis=0)
         return (mean / np.linalg.norm(mean)).astype(np.float32)
@@ -119,9 +120,9 @@ class RemoteProvider(ABC):
         that embed the two differently); return the reply's list of vectors, as decoded
         from JSON."""
 
-    def _windows(self, text: str, prefix: str) -> list[str]:
+    def _windows(self, texts: Sequence[str], prefix: str) -> list[list[str]]:
         budget = max(1, self.max_chars - len(prefix))
-        return split_windows(text, budget, measure_chars, split_chars)
+        return split_windows(texts, budget, measure_chars, split_chars, additive=True)
 
     def _embed(self, texts: list[str], *, query: bool) -> FloatArray:
         parts = [

@@ -326,12 +326,10 @@ def _embed(
     pending = rows.unembedded_chunks(conn, key, names)
     windows: dict[int, list[tuple[str, str]]] = {}
     missing: dict[str, str] = {}
-    for chunk_id, start, text, shown in pending:
+    for chunk_id, documents in _windowed(provider, pending):
         if limit is not None and len(missing) >= limit:
             break
-        windows[chunk_id] = [
-            (text_hash(w), w) for w in chunk_documents(provider, start, text, shown, "")
-        ]
+        windows[chunk_id] = [(text_hash(w), w) for w in documents]
         cached = cached_hashes(conn, (h for h, _ in windows[chunk_id]), key)
         missing.update((h, w) for h, w in windows[chunk_id] if h not in cached)
     if not windows:
@@ -347,3 +345,16 @@ def _embed(
         for chunk_id, ws in windows.items():
             rows.set_windows(conn, chunk_id, [h for h, _ in ws])
     return len(texts), len(pending) - len(windows)
+
+
+def _windowed(
+    provider: EmbeddingProvider, pending: list[tuple[int, int, str, str]]
+) -> Iterator[tuple[int, list[str]]]:
+    """Each pending chunk's id and windows, windowed ``EMBED_BATCH`` chunks at a time
+    (lazily: a call that stops at its limit windows little more than it embeds)."""
+    for part in range(0, len(pending), EMBED_BATCH):
+        chunks = pending[part : part + EMBED_BATCH]
+        documents = chunk_documents(
+            provider, [(start, text, shown, "") for _, start, text, shown in chunks]
+        )
+        yield from zip((chunk[0] for chunk in chunks), documents, strict=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from sqlite3 import Connection
@@ -307,10 +307,11 @@ def _embed_batch(
     with ``switch``, the profile change too (old windows dropped, the new profile set).
     The vectors computed are offered to ``shared`` once committed here."""
     key = provider.profile.key()
+    documents = chunk_documents(provider, [row[1:] for row in batch])
     windows = [
-        _Window(chunk_id, ordinal, window, text_hash(window))
-        for chunk_id, start_line, text, names, parts in batch
-        for ordinal, window in enumerate(chunk_documents(provider, start_line, text, names, parts))
+        _Window(row[0], ordinal, window, text_hash(window))
+        for row, texts in zip(batch, documents, strict=True)
+        for ordinal, window in enumerate(texts)
     ]
     cached = cached_hashes(conn, (w.hash for w in windows), key)
     missing = {w.hash: w.text for w in windows if w.hash not in cached}
@@ -342,24 +343,36 @@ def _embed_batch(
 
 
 def chunk_documents(
-    provider: EmbeddingProvider, start_line: int, text: str, names: str, parts: str
-) -> list[str]:
-    """The texts embedded for one chunk (its dense score is the best of them).
+    provider: EmbeddingProvider, chunks: Sequence[tuple[int, str, str, str]]
+) -> list[list[str]]:
+    """The texts embedded for each chunk, given as (start line, text, names, parts): its
+    dense score is the best of them.
 
     Neighbours merged into one chunk are embedded apart, so that three small functions
     are three precise vectors rather than one blurred one; each text is headed by the
-    names it shows, and cut into windows the model can read whole.
+    names it shows, and cut into windows the model can read whole. The chunks are
+    windowed together (one provider call for them all).
     """
-    all_names = [name for name in names.split("\n") if name]
-    documents = []
-    for part in _split_parts(text, start_line, parts):
-        shown = [n for n in all_names if _mentions(part, n)] or all_names
-        documents.extend(_windows(provider, _document(part, shown)))
-    return documents or [text.strip()]
+    headed: list[list[str]] = []
+    for start_line, text, names, parts in chunks:
+        all_names = [name for name in names.split("\n") if name]
+        documents = []
+        for part in _split_parts(text, start_line, parts):
+            shown = [n for n in all_names if _mentions(part, n)] or all_names
+            documents.append(_document(part, shown))
+        headed.append(documents)
+    windows = iter(provider.windows([doc for documents in headed for doc in documents]))
+    return [
+        [window for doc in documents for window in _trimmed(next(windows), doc)]
+        or [chunk[1].strip()]
+        for chunk, documents in zip(chunks, headed, strict=True)
+    ]
 
 
 def _mentions(text: str, name: str) -> bool:
     simple = _LAST_SEGMENT.split(name)[-1]
+    if simple not in text:  # most names are absent: no pattern to build for them
+        return False
     return re.search(rf"(?<!\w){re.escape(simple)}(?!\w)", text) is not None
 
 
@@ -395,10 +408,11 @@ def _spaced(match: re.Match[str]) -> str:
     return " ".join(part for part in match.groups() if part)
 
 
-def _windows(provider: EmbeddingProvider, text: str) -> list[str]:
-    """The provider's windows without surrounding blank lines, which only depend on where
-    the code sits (a moved function must hit the cache whatever blank lines came along)."""
-    trimmed = [_trim_blank_lines(window) for window in provider.windows(text)]
+def _trimmed(windows: list[str], text: str) -> list[str]:
+    """The provider's windows of ``text`` without surrounding blank lines, which only
+    depend on where the code sits (a moved function must hit the cache whatever blank
+    lines came along)."""
+    trimmed = [_trim_blank_lines(window) for window in windows]
     return [window for window in trimmed if window] or [text.strip()]
 
 

@@ -117,8 +117,8 @@ class _OneQueryVector:
     def profile(self) -> EmbeddingProfile:
         return self.inner.profile
 
-    def windows(self, text: str) -> list[str]:
-        return self.inner.windows(text)
+    def windows(self, texts: Sequence[str]) -> list[list[str]]:
+        return self.inner.windows(texts)
 
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
         return self.inner.embed_documents(texts)
