@@ -353,8 +353,9 @@ SPECS: tuple[SettingSpec, ...] = (
     SettingSpec("search_backend", "embedded", _choice("embedded", "qdrant"),
                 "embedded or qdrant",
                 "Where search reads chunks: this index (embedded) or a Qdrant collection."),
-    SettingSpec("qdrant_url", "", _text, "an http(s) URL, or local:DIR",
-                "Qdrant server (https:// for TLS); local:DIR is the client's embedded mode."),
+    SettingSpec("qdrant_url", "", _text, "an http(s) URL, local:DIR or edge:DIR",
+                "Qdrant server (https:// for TLS); local:DIR is the client's embedded mode,"
+                " edge:DIR Qdrant's engine in this process (qdrant-edge-py)."),
     SettingSpec("qdrant_api_key", "", _text, "a string",
                 "API key for the Qdrant server (prefer the environment)."),
     SettingSpec("qdrant_collection", "repolens", _optional_project_id,

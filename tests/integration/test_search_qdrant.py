@@ -2,8 +2,10 @@
 
 Every test runs on the qdrant-client's local mode (its own embedded implementation of
 the API: sparse vectors with the IDF modifier, multivectors with MaxSim, prefetch and
-RRF in the Query API), and once more against a real server when ``REPOLENS_QDRANT_URL``
-is set (``docker compose -f deploy/qdrant/compose.yaml up -d``, then
+RRF in the Query API), on Qdrant Edge (the server's engine in this process, through
+:mod:`repolens.store.qdrant_edge`) when qdrant-edge-py is installed, and once more
+against a real server when ``REPOLENS_QDRANT_URL`` is set (``docker compose -f
+deploy/qdrant/compose.yaml up -d``, then
 ``REPOLENS_QDRANT_URL=http://localhost:6333 pytest tests/integration/test_search_qdrant.py``).
 Each run there uses a collection of its own, dropped at the end.
 
@@ -19,6 +21,7 @@ import sqlite3
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from qdrant_client import QdrantClient
@@ -36,6 +39,9 @@ from repolens.store.qdrant import Target, point_id
 from repolens.store.qdrant import connect as qdrant_connect
 from repolens.store.qdrant_push import acknowledged, push, read_manifest
 
+if TYPE_CHECKING:
+    from repolens.store.qdrant import Client
+
 SERVER = os.environ.get("REPOLENS_QDRANT_URL", "")
 
 # queries whose answer both backends must give first (file, symbol)
@@ -51,18 +57,26 @@ AGREED = [
 ]  # fmt: skip
 
 
-@pytest.fixture(params=["local", "server"])
-def client(request: pytest.FixtureRequest) -> Iterator[tuple[QdrantClient, str]]:
-    """A client and a collection name: local mode always, a server when configured."""
+@pytest.fixture(params=["local", "edge", "server"])
+def client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Client, Target]]:
+    """A client and where the tenant ``shop`` lives: local mode and Qdrant Edge always
+    (edge when qdrant-edge-py is installed), a server when configured."""
     if request.param == "local":
-        yield QdrantClient(":memory:"), "repolens"
+        yield QdrantClient(":memory:"), Target(":memory:", "repolens", "shop")
+        return
+    if request.param == "edge":
+        pytest.importorskip("qdrant_edge")
+        target = Target(f"edge:{tmp_path / 'edge'}", "repolens", "shop")
+        edge = qdrant_connect(target)
+        yield edge, target
+        edge.close()  # each shard's write-ahead log admits one opener
         return
     if not SERVER:
         pytest.skip("no Qdrant server: set REPOLENS_QDRANT_URL (see this module's docstring)")
     real = QdrantClient(url=SERVER, api_key=os.environ.get("REPOLENS_QDRANT_API_KEY") or None)
-    name = f"repolens-test-{uuid.uuid4().hex[:8]}"
-    yield real, name
-    real.delete_collection(name)
+    target = Target(SERVER, f"repolens-test-{uuid.uuid4().hex[:8]}", "shop")
+    yield real, target
+    real.delete_collection(target.collection)
 
 
 @pytest.fixture
@@ -80,11 +94,8 @@ def conn(data: Path) -> Iterator[sqlite3.Connection]:
 
 
 @pytest.fixture
-def pushed(
-    conn: sqlite3.Connection, client: tuple[QdrantClient, str]
-) -> tuple[QdrantClient, Target]:
-    qdrant, collection = client
-    target = Target(SERVER or ":memory:", collection, "shop")
+def pushed(conn: sqlite3.Connection, client: tuple[Client, Target]) -> tuple[Client, Target]:
+    qdrant, target = client
     stats = push(conn, qdrant, target)
     assert stats.files_sent == 10 and stats.points_sent > 10 and stats.files_deleted == 0
     return qdrant, target
@@ -98,7 +109,7 @@ def test_both_backends_find_the_same_code_first(
     conn: sqlite3.Connection,
     data: Path,
     provider: EmbeddingProvider,  # noqa: F811
-    pushed: tuple[QdrantClient, Target],
+    pushed: tuple[Client, Target],
 ) -> None:
     remote = QdrantBackend(conn, *pushed)
     for query, file, symbol in AGREED:
@@ -117,7 +128,7 @@ def test_filters_restrict_the_remote_answer(
     conn: sqlite3.Connection,
     data: Path,
     provider: EmbeddingProvider,  # noqa: F811
-    pushed: tuple[QdrantClient, Target],
+    pushed: tuple[Client, Target],
 ) -> None:
     remote = QdrantBackend(conn, *pushed)
     query = "look up cached values and evict the oldest"
@@ -135,7 +146,7 @@ def test_tenants_share_a_collection_and_never_see_each_other(
     conn: sqlite3.Connection,
     data: Path,
     provider: EmbeddingProvider,  # noqa: F811
-    pushed: tuple[QdrantClient, Target],
+    pushed: tuple[Client, Target],
 ) -> None:
     qdrant, shop = pushed
     other = Target(shop.url, shop.collection, "other")
@@ -158,7 +169,7 @@ def test_a_push_sends_only_changed_files_and_deletes_gone_ones(
     conn: sqlite3.Connection,
     data: Path,
     provider: EmbeddingProvider,  # noqa: F811
-    pushed: tuple[QdrantClient, Target],
+    pushed: tuple[Client, Target],
 ) -> None:
     qdrant, target = pushed
     again = push(conn, qdrant, target)
@@ -198,11 +209,10 @@ class Killed(Exception):
 def test_an_interrupted_push_resends_what_was_not_acknowledged(
     conn: sqlite3.Connection,
     provider: EmbeddingProvider,  # noqa: F811
-    client: tuple[QdrantClient, str],
+    client: tuple[Client, Target],
 ) -> None:
-    qdrant, collection = client
-    target = Target(SERVER or ":memory:", collection, "shop")
-    refused = Target("http://127.0.0.1:9", collection, "shop")  # nothing listens there
+    qdrant, target = client
+    refused = Target("http://127.0.0.1:9", target.collection, "shop")  # nothing listens there
     with pytest.raises(Exception):  # noqa: B017 - whichever connection error the client raises
         push(conn, qdrant_connect(refused), refused)
     assert acknowledged(conn, refused) == {}
@@ -221,7 +231,7 @@ def test_an_interrupted_push_resends_what_was_not_acknowledged(
     conn.execute("DELETE FROM qdrant_pushed")
     conn.commit()
     assert push(conn, qdrant, target).files_sent == 10
-    count = qdrant.count(collection, exact=True).count
+    count = qdrant.count(target.collection, exact=True).count
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     assert count == chunks + 1  # and the tenant's manifest
 
@@ -230,7 +240,7 @@ def test_overlay_answers_changed_files_from_the_local_index(
     conn: sqlite3.Connection,
     data: Path,
     provider: EmbeddingProvider,  # noqa: F811
-    pushed: tuple[QdrantClient, Target],
+    pushed: tuple[Client, Target],
 ) -> None:
     qdrant, target = pushed
     # here the payment code was rewritten and not pushed: the remote copy is stale
@@ -254,7 +264,7 @@ def test_overlay_answers_changed_files_from_the_local_index(
     assert results[0].snippet.startswith("def check_luhn")
 
 
-def _ids_of(qdrant: QdrantClient, target: Target, path: str) -> set[str]:
+def _ids_of(qdrant: Client, target: Target, path: str) -> set[str]:
     from repolens.store.qdrant import tenant_filter
 
     points, _ = qdrant.scroll(

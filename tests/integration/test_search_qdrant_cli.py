@@ -2,8 +2,9 @@
 search`` reads the published copy and overlays what changed locally since its commit.
 
 Real processes and a real git work tree; Qdrant is the client's local mode in a
-directory (``REPOLENS_QDRANT_URL=local:DIR``), which one process at a time may open,
-as these commands do one after another. Keyword-only (no embedding model) keeps the
+directory (``REPOLENS_QDRANT_URL=local:DIR``), or Qdrant Edge's shards in one
+(``edge:DIR``, when qdrant-edge-py is installed): either may be opened by one process
+at a time, as these commands do one after another. Keyword-only (no embedding model) keeps the
 processes quick; dense search through Qdrant is covered by ``test_search_qdrant``.
 """
 
@@ -56,10 +57,13 @@ def repolens(root: Path, qdrant: str, *args: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.parametrize("mode", ["local", "edge"])
 def test_push_then_search_the_published_index_with_local_edits_overlaid(
-    root: Path, tmp_path: Path
+    root: Path, tmp_path: Path, mode: str
 ) -> None:
-    qdrant = f"local:{tmp_path / 'qdrant'}"
+    if mode == "edge":
+        pytest.importorskip("qdrant_edge")
+    qdrant = f"{mode}:{tmp_path / 'qdrant'}"
     pushed = repolens(root, qdrant, "index", "--push")["push"]
     assert (pushed["tenant"], pushed["files_sent"]) == ("shop", 3)
     assert pushed["commit"] == git(root, "rev-parse", "HEAD")

@@ -18,7 +18,7 @@ from repolens.query.backend import SearchBackend
 from repolens.store.qdrant import BackendConfigError, QdrantUnavailable, Target, qdrant_target
 
 if TYPE_CHECKING:
-    from qdrant_client import QdrantClient
+    from repolens.store.qdrant import Client
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +32,11 @@ class Chosen:
     note: str = ""
 
 
-_clients: dict[Target, QdrantClient] = {}
+_clients: dict[Target, Client] = {}
 _clients_lock = threading.Lock()
 
 
-def _client(target: Target) -> QdrantClient:
+def _client(target: Target) -> Client:
     """One client per target and process: a server keeps its connection pool, and a
     local-mode directory (which one client at a time may open) stays open."""
     from repolens.store.qdrant import connect

@@ -45,7 +45,9 @@ from repolens.store.qdrant import (
 )
 
 if TYPE_CHECKING:
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
+
+    from repolens.store.qdrant import Client
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +64,7 @@ class QdrantBackend:
     def __init__(
         self,
         conn: sqlite3.Connection,
-        client: QdrantClient,
+        client: Client,
         target: Target,
         local: EmbeddedBackend | None = None,
         overlay: frozenset[str] = frozenset(),

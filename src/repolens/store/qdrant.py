@@ -34,7 +34,13 @@ from repolens.project import Project, default_project_id
 from repolens.store.chunks import name_stream, token_stream
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from qdrant_client import QdrantClient, models
+
+    from repolens.store.qdrant_edge import EdgeClient
+
+    Client: TypeAlias = QdrantClient | EdgeClient
 
 DEFAULT_COLLECTION = "repolens"
 SPARSE = "lexical"
@@ -58,9 +64,10 @@ class BackendConfigError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where a project's points live: a server (or a local-mode directory), a
-    collection and a tenant name. ``url`` ``local:DIR`` is the client's embedded mode
-    (one process at a time), for tests and trials without a server."""
+    """Where a project's points live: a server (or a directory), a collection and a
+    tenant name. ``url`` ``local:DIR`` is the client's embedded mode (one process at a
+    time), for tests and trials without a server; ``edge:DIR`` is Qdrant's engine in this
+    process (:mod:`repolens.store.qdrant_edge`), for CI and single machines."""
 
     url: str
     collection: str
@@ -97,9 +104,13 @@ def qdrant_target(project: Project) -> Target:
     )
 
 
-def connect(target: Target) -> QdrantClient:
+def connect(target: Target) -> Client:
     """A client for ``target`` (HTTPS when the URL says so; ``ca_bundle`` verifies a
     private certificate authority)."""
+    if target.url.startswith("edge:"):
+        from repolens.store.qdrant_edge import edge_client
+
+        return edge_client(target.url.removeprefix("edge:"))
     try:
         from qdrant_client import QdrantClient
     except ImportError:
@@ -116,10 +127,16 @@ def connect(target: Target) -> QdrantClient:
     return QdrantClient(url=target.url, api_key=target.api_key or None, **options)
 
 
-def ensure_collection(client: QdrantClient, name: str, dims: int) -> None:
+def ensure_collection(client: Client, name: str, dims: int) -> None:
     """Create the collection and its payload indexes unless they exist; refuse one whose
     dense size differs (vectors of two models are never mixed)."""
     from qdrant_client import models
+
+    from repolens.store.qdrant_edge import EdgeClient
+
+    if isinstance(client, EdgeClient):  # an edge shard's schema is fixed when created
+        client.ensure_collection(name, dims)
+        return
 
     if client.collection_exists(name):
         info = client.get_collection(name)

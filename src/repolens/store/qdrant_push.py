@@ -40,9 +40,12 @@ from repolens.store.qdrant import (
     sparse_vector,
     tenant_filter,
 )
+from repolens.store.qdrant_edge import EdgeClient
 
 if TYPE_CHECKING:
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import models
+
+    from repolens.store.qdrant import Client
 
 LEDGER = "qdrant_pushed"
 BATCH_POINTS = 256  # points per upsert request: whole files, at least one file
@@ -103,7 +106,7 @@ def file_states(conn: sqlite3.Connection) -> dict[str, _File]:
 
 def push(
     conn: sqlite3.Connection,
-    client: QdrantClient,
+    client: Client,
     target: Target,
     root: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -150,6 +153,8 @@ def push(
     stats.files_deleted, stats.requests = len(gone), stats.requests + len(gone)
     stats.commit = git_commit(root) if root else None
     _write_manifest(client, target, profile, stats.commit, len(files))
+    if isinstance(client, EdgeClient):  # in-process: no background optimizer indexes it
+        client.optimize(target.collection)
     stats.seconds = time.monotonic() - started
     return stats
 
@@ -244,7 +249,7 @@ def _windows(
     return found
 
 
-def read_manifest(client: QdrantClient, target: Target) -> dict[str, Any] | None:
+def read_manifest(client: Client, target: Target) -> dict[str, Any] | None:
     """What the last push of the tenant recorded (profile, commit, time), if any."""
     if not client.collection_exists(target.collection):
         return None
@@ -252,7 +257,7 @@ def read_manifest(client: QdrantClient, target: Target) -> dict[str, Any] | None
     return dict(found[0].payload or {}) if found else None
 
 
-def _check_manifest(client: QdrantClient, target: Target, profile: dict[str, Any] | None) -> None:
+def _check_manifest(client: Client, target: Target, profile: dict[str, Any] | None) -> None:
     """Refuse to mix vectors of two embedding models under one tenant."""
     manifest = read_manifest(client, target)
     pushed = (manifest or {}).get("embedding")
@@ -265,7 +270,7 @@ def _check_manifest(client: QdrantClient, target: Target, profile: dict[str, Any
 
 
 def _write_manifest(
-    client: QdrantClient,
+    client: Client,
     target: Target,
     profile: dict[str, Any] | None,
     commit: str | None,
