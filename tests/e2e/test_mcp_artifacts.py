@@ -5,11 +5,13 @@ re-indexed and removed, and shown by ``context`` beside the code that uses them.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_mcp_server import Client, stdio_session
+from test_mcp_server import Client, server_env, stdio_session
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "artifacts" / "shop"
 
@@ -73,3 +75,19 @@ async def test_context_on_the_orders_table_shows_schema_and_code(client: Client)
     assert '  used by load_order (shop/repo.py:6, line 8) — "SELECT id, customer_id' in head
     assert "  used by mark_shipped (shop/repo.py:19, line 20) — " in head
     assert rest.startswith("# Context: what touches the orders table?")  # the code follows
+
+
+async def test_the_cli_context_command_shows_the_artifacts_too(client: Client) -> None:
+    query = "what touches the orders table?"
+    tool = await client.call("context", query=query, budget=6000)
+    printed = subprocess.run(
+        [sys.executable, "-m", "repolens", "context", query, "--budget", "6000",
+         "--project", str(client.root)],
+        env=server_env(), capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+
+    def body(text: str) -> list[str]:  # the notes word why search is keyword-only each way
+        return [line for line in text.rstrip("\n").splitlines() if not line.startswith("Note:")]
+
+    assert printed.startswith("# Artifacts the question names\n## table orders [db]")
+    assert body(printed) == body(tool)

@@ -1,7 +1,8 @@
 """``repolens context QUESTION``: the context answer an agent gets, from the command line.
 
-The same answer as the MCP ``context`` tool (entry points, related symbols, call paths,
-their code with line numbers, within ``--budget`` characters), so what an agent is told
+The same answer as the MCP ``context`` tool (the artifacts the question names, entry
+points, related symbols, call paths, their code with line numbers, within ``--budget``
+characters), so what an agent is told
 can be read, scripted and compared without an MCP client. Keyword-only answers (no
 vectors yet, embeddings off) say so in the answer's notes, as the tool's do.
 """
@@ -33,7 +34,7 @@ def context_command(
     """What to read first for a question or a task: the symbols that answer it, how they
     connect, and their code, within a budget."""
     from repolens.api import query_provider
-    from repolens.present.context import context_answer
+    from repolens.present.context import answer_with_artifacts
     from repolens.query.backends import choose_backend
 
     if not question.strip():
@@ -43,7 +44,7 @@ def context_command(
         chosen = choose_backend(project, conn)
         provider, keyword_only = query_provider(project, conn, chosen.embedding_key)
         notes = (chosen.note, keyword_only, incomplete_note(conn, project.data_dir))
-        answer, bundle = context_answer(
+        answer, bundle = answer_with_artifacts(
             conn, project, question, budget=budget, depth=depth, provider=provider,
             backend=chosen.backend, notes=notes,
         )  # fmt: skip

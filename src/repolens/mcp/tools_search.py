@@ -10,11 +10,9 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from repolens.confine import confine, confine_glob
-from repolens.index.artifacts import CALL_EMBED_LIMIT, ArtifactError, fresh_artifacts
 from repolens.mcp.runtime import ProjectHandle
 from repolens.mcp.toolkit import (
     LONG,
-    MIN_BUDGET,
     SHORT,
     Budget,
     FileFilter,
@@ -24,12 +22,10 @@ from repolens.mcp.toolkit import (
     ToolGroup,
     tool,
 )
-from repolens.present.artifacts import render_symbol
-from repolens.present.context import context_answer
+from repolens.present.context import answer_with_artifacts
 from repolens.present.format import Answer
 from repolens.present.listing import render_files, render_symbols
 from repolens.present.search import search_answer
-from repolens.query.artifact_links import named_artifacts
 from repolens.query.backends import Chosen, choose_backend
 from repolens.query.graph import search_symbols
 from repolens.query.linked import LinkedIndex, linked_search
@@ -42,30 +38,6 @@ Query = Annotated[str, Field(min_length=1, max_length=2000, description="What to
 def split_list(text: str | None) -> tuple[str, ...]:
     """``"python, go"`` -> ``("python", "go")``."""
     return tuple(p.strip() for p in (text or "").split(",") if p.strip())
-
-
-def artifact_context(handle: ProjectHandle, question: str, budget: int) -> str:
-    """The artifact symbols ``question`` names ("the orders table") with their text and
-    the code linked to them, within ``budget``; '' when it names none (or the project
-    has no artifacts)."""
-    if not handle.project.settings.artifacts:
-        return ""
-    provider, _why = handle.provider()
-    try:
-        with fresh_artifacts(handle.project, provider=provider or False,
-                             embed_limit=CALL_EMBED_LIMIT) as (conn, _r, note):  # fmt: skip
-            named = named_artifacts(conn, question)
-    except ArtifactError:
-        return ""
-    if not named:
-        return ""
-    out = Answer(budget)
-    out.add("# Artifacts the question names")
-    for item in named:
-        render_symbol(out, item.symbol, item.lines, item.links)
-    if note:
-        out.note(note)
-    return "\n".join([*out.parts, *(f"Note: {n}" for n in out.notes)])
 
 
 def _query_provider(
@@ -265,16 +237,14 @@ class SearchTools(ToolGroup):
         Treat the code shown as read; `node` gives a symbol whose code was cut."""
         handle = self.rt.handle(projectPath)
         budget = handle.budget(budget, LONG)
-        named = artifact_context(handle, query, budget // 3)
         with handle.reader() as conn:
             chosen = choose_backend(handle.project, conn)
             provider, why = _query_provider(handle, conn, chosen)
-            text = context_answer(
-                conn, handle.project, query, budget=max(budget - len(named), MIN_BUDGET),
-                depth=depth, provider=provider, backend=chosen.backend,
-                notes=(why, handle.progress_note()),
+            return answer_with_artifacts(
+                conn, handle.project, query, budget=budget, depth=depth, provider=provider,
+                backend=chosen.backend, notes=(why, handle.progress_note()),
+                artifact_provider=handle.provider()[0] or False,
             )[0]  # fmt: skip
-        return f"{named}\n\n{text}" if named else text
 
     @tool("files", "List indexed files")
     def files(

@@ -12,8 +12,11 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from repolens.index.artifacts import CALL_EMBED_LIMIT, ArtifactError, fresh_artifacts
 from repolens.mcp.source import SourceCache
+from repolens.present.artifacts import render_symbol
 from repolens.present.format import (
+    MIN_BUDGET,
     Answer,
     add_code,
     cite,
@@ -24,6 +27,7 @@ from repolens.present.format import (
 )
 from repolens.present.symbols import chain, label, span
 from repolens.project import Project
+from repolens.query.artifact_links import named_artifacts
 from repolens.query.backend import SearchBackend
 from repolens.query.context import ContextBundle, ContextItem, build_context, code_order
 
@@ -53,6 +57,55 @@ def context_answer(
     bundle.notes.extend(n for n in (*notes, source.stale_note()) if n)
     languages = languages_of(conn, {item.symbol.file for item in bundle.items})
     return render_context(bundle, language_of=languages), bundle
+
+
+def answer_with_artifacts(
+    conn: sqlite3.Connection,
+    project: Project,
+    query: str,
+    *,
+    budget: int,
+    depth: int = 1,
+    provider: EmbeddingProvider | None = None,
+    backend: SearchBackend | None = None,
+    notes: Sequence[str] = (),
+    artifact_provider: EmbeddingProvider | bool = True,
+) -> tuple[str, ContextBundle]:
+    """The context answer of the MCP tool and the CLI: the artifacts ``query`` names
+    first (within a third of ``budget``), then :func:`context_answer` in what is left.
+    ``artifact_provider`` embeds artifact text not embedded yet (``True``: the project's
+    configured provider, ``False``: none)."""
+    named = artifact_context(project, query, budget // 3, artifact_provider)
+    text, bundle = context_answer(
+        conn, project, query, budget=max(budget - len(named), MIN_BUDGET), depth=depth,
+        provider=provider, backend=backend, notes=notes,
+    )  # fmt: skip
+    return (f"{named}\n\n{text}" if named else text), bundle
+
+
+def artifact_context(
+    project: Project, question: str, budget: int, provider: EmbeddingProvider | bool
+) -> str:
+    """The artifact symbols ``question`` names ("the orders table") with their text and
+    the code linked to them, within ``budget``; '' when it names none (or the project
+    has no artifacts)."""
+    if not project.settings.artifacts:
+        return ""
+    try:
+        with fresh_artifacts(project, provider=provider,
+                             embed_limit=CALL_EMBED_LIMIT) as (conn, _r, note):  # fmt: skip
+            named = named_artifacts(conn, question)
+    except ArtifactError:
+        return ""
+    if not named:
+        return ""
+    out = Answer(budget)
+    out.add("# Artifacts the question names")
+    for item in named:
+        render_symbol(out, item.symbol, item.lines, item.links)
+    if note:
+        out.note(note)
+    return "\n".join([*out.parts, *(f"Note: {n}" for n in out.notes)])
 
 
 def render_context(bundle: ContextBundle, *, language_of: dict[str, str] | None = None) -> str:
