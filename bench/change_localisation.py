@@ -53,7 +53,6 @@ import repolens
 from repolens.api import Codebase, query_provider
 from repolens.discover.languages import EXTENSIONS
 from repolens.embed.base import EmbeddingProvider
-from repolens.present.context import context_answer as present_context
 from repolens.query.search import search
 from repolens.query.symbols import is_test_path
 
@@ -356,8 +355,25 @@ def context_answer(
     budget: int,
 ) -> tuple[str, list[tuple[str, int, int]]]:  # fmt: skip
     """The rendered answer (as the MCP tool and the CLI give it) and its symbols' spans in
-    rank order."""
-    answer, bundle = present_context(conn, code.project, query, budget=budget, provider=provider)
+    rank order. Under ``PYTHONPATH=<a checkout of 766efcc>/src`` (the baseline of the
+    change-localisation figures, before ``present.context.context_answer`` existed) the
+    answer is put together from the parts the MCP tool used then."""
+    try:
+        from repolens.present.context import context_answer as present_context
+    except ImportError:
+        from repolens.mcp.source import SourceCache
+        from repolens.mcp.tools_search import languages_of
+        from repolens.present.context import render_context
+        from repolens.query.context import build_context
+
+        source = SourceCache(code.root, conn)
+        bundle = build_context(conn, code.project.data_dir, query, read_lines=source,
+                               budget=budget, provider=provider)  # fmt: skip
+        languages = languages_of(conn, {item.symbol.file for item in bundle.items})
+        answer = render_context(bundle, language_of=languages)
+    else:
+        answer, bundle = present_context(conn, code.project, query, budget=budget,
+                                         provider=provider)  # fmt: skip
     return answer, [(i.symbol.file, i.symbol.line, i.symbol.end_line) for i in bundle.items]
 
 
