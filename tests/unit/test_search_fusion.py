@@ -106,3 +106,22 @@ def test_the_scores_shown_follow_the_ranking_and_separate() -> None:
     assert shown[3] == 0.2  # never above its own evidence
     assert shown[4] == pytest.approx(0.16)
     assert [c.signals["relevance"] for c in ranked] == [0.7, 1.0, 1.0, 0.2, 0.9]
+
+
+def test_a_kind_of_file_is_asked_for_in_the_querys_first_words_only() -> None:
+    task = (
+        "Raise TypeError on invalid query params so that a bad value fails early"
+        " * update the tests * fix the docs"
+    )
+    assert fusion.role_penalty(shape(task), "test") < 1.0
+    assert fusion.role_penalty(shape(task), "", "markdown") < 1.0
+    assert fusion.role_penalty(shape("update the tests for invalid query params"), "test") == 1.0
+
+
+def test_type_declarations_rank_below_code_unless_types_are_asked_about() -> None:
+    plain = shape("retry the request on timeout")
+    assert fusion.role_penalty(plain, "", "typescript", "src/retry.ts", "interface") < 1.0
+    assert fusion.role_penalty(plain, "", "typescript", "src/retry.ts", "type_alias") < 1.0
+    assert fusion.role_penalty(plain, "", "typescript", "src/retry.ts", "function") == 1.0
+    asked = shape("the types of the retry options")
+    assert fusion.role_penalty(asked, "", "typescript", "src/retry.ts", "interface") == 1.0

@@ -42,6 +42,12 @@ ROLE_PENALTY = {
     "test": 0.6, "vendored": 0.4, "generated": 0.5, "docs": 0.6, "config": 0.6, "example": 0.7,
 }  # fmt: skip
 PREAMBLE_PENALTY = 0.8  # a file's imports: they name everything, and answer little
+# Type declarations (interfaces, type aliases) carry the documentation of a typed API, so
+# they match a description of behaviour as well as the code that has it: ranked below
+# it unless the query asks about types or names the declaration (its name boost).
+DECLARATION_KINDS = frozenset({"interface", "type_alias"})
+DECLARATION_PENALTY = 0.8
+TYPE_WORDS = frozenset({"type", "types", "typing", "typings", "interface", "interfaces"})
 EXAMPLE_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
 TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "fixture", "mock", "pytest"})
 # Prose and configuration files answer few code questions but match many words: a change
@@ -59,6 +65,10 @@ CONFIG_WORDS = frozenset({
 COSINE_FLOOR, COSINE_CEILING = 0.15, 0.65  # MiniLM: unrelated code ~0.1, on-topic ~0.5+
 LEXICAL_WEIGHT = 0.7
 NAME_WEIGHT = 0.6
+# What a query asks for is said in its first words: "add tests for the retry delay" asks
+# for tests, a commit message or a task that ends "* update tests * fix docs" is about
+# the code it describes. Kinds of files are asked for by these words only there.
+ASKING_WORDS = 12
 GENERIC_PATH_TOKENS = frozenset({"src", "lib", "app", "main", "index", "init", "__init__", "mod"})
 _WORD = re.compile(r"\w+")
 _LAST_SEGMENT = re.compile(r"\.|::|#")
@@ -125,17 +135,25 @@ class QueryShape:
     asks_for_docs: bool = False
     asks_for_config: bool = False
     asks_for_examples: bool = False
+    asks_for_types: bool = False
 
     @classmethod
     def of(cls, query: str, tokens: tuple[str, ...]) -> QueryShape:
         words = _WORD.findall(query)
         joined = _flatten(query)
         identifiers = frozenset(w.lower() for w in words if _looks_like_code(w))
-        found = set(tokens)
+        found = asking_tokens(query)
         return cls(
             frozenset(tokens), identifiers, joined, bool(TEST_WORDS & found),
             bool(DOCS_WORDS & found), bool(CONFIG_WORDS & found), bool(EXAMPLE_WORDS & found),
+            bool(TYPE_WORDS & found),
         )  # fmt: skip
+
+
+def asking_tokens(query: str) -> set[str]:
+    """The tokens of the query's first ``ASKING_WORDS`` words: those that may ask for a
+    kind of file (tests, docs, configuration, examples)."""
+    return set(code_tokens(" ".join(_WORD.findall(query)[:ASKING_WORDS])))
 
 
 def _looks_like_code(word: str) -> bool:
@@ -209,7 +227,8 @@ def role_penalty(
 ) -> float:
     """How far a chunk is ranked down for what its file is (a test, a vendored copy, a
     generated file; prose or configuration, by ``language``; an example, by ``path``)
-    unless the query asks for that kind of file, and for being a file's imports."""
+    unless the query asks for that kind of file, for being a file's imports, and for
+    being a type declaration unless the query asks about types."""
     if not role:
         if language in PROSE_LANGUAGES:
             role = "" if shape.asks_for_docs else "docs"
@@ -219,7 +238,10 @@ def role_penalty(
             role = "" if shape.asks_for_examples else "example"
     if role == "test" and shape.asks_for_tests:
         role = ""
-    return ROLE_PENALTY.get(role, 1.0) * (PREAMBLE_PENALTY if kind == "preamble" else 1.0)
+    penalty = ROLE_PENALTY.get(role, 1.0) * (PREAMBLE_PENALTY if kind == "preamble" else 1.0)
+    if kind in DECLARATION_KINDS and not shape.asks_for_types:
+        penalty *= DECLARATION_PENALTY
+    return penalty
 
 
 def calibrate(candidate: Candidate, scale: float, name: float, penalty: float) -> float:
