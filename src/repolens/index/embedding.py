@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from sqlite3 import Connection
@@ -163,13 +164,12 @@ def embed_pending(
         order = _in_files(conn, order, only_paths)
     published = time.monotonic()
     try:
-        for start in range(0, len(order), size):
+        for batch, windows in _windowed_ahead(conn, provider, order, size, every=switch):
             if should_stop and should_stop():
                 break
-            batch = _chunk_rows(conn, order[start : start + size], every=switch)
             if not batch:
                 continue
-            _embed_batch(conn, provider, batch, stats, switch=switch, shared=shared)
+            _embed_batch(conn, provider, batch, windows, stats, switch=switch, shared=shared)
             if switch:
                 remove_matrices(data_dir)
                 switch = False
@@ -294,25 +294,48 @@ def _profile_switch(conn: Connection, provider: EmbeddingProvider, reset: bool) 
     return reset or status["effective"] is None
 
 
+def _windowed_ahead(
+    conn: Connection, provider: EmbeddingProvider, order: list[int], size: int, *, every: bool
+) -> Iterator[tuple[list[Any], list[_Window]]]:
+    """Batches of ``size`` chunks in ``order`` with their windows, the next batch windowed
+    on a thread of its own while the caller embeds this one: windowing is tokenizer and
+    Python work, which the engine's wait for its own threads leaves room for. Rows are
+    read here, on the caller's thread, which owns the connection."""
+    with ThreadPoolExecutor(1, thread_name_prefix="repolens-window") as windower:
+        previous: tuple[list[Any], Future[list[_Window]]] | None = None
+        for start in range(0, len(order), size):
+            rows = _chunk_rows(conn, order[start : start + size], every=every)
+            current = rows, windower.submit(_windows_of, provider, rows)
+            if previous is not None:
+                yield previous[0], previous[1].result()
+            previous = current
+        if previous is not None:
+            yield previous[0], previous[1].result()
+
+
+def _windows_of(provider: EmbeddingProvider, rows: list[Any]) -> list[_Window]:
+    documents = chunk_documents(provider, [row[1:] for row in rows]) if rows else []
+    return [
+        _Window(row[0], ordinal, window, text_hash(window))
+        for row, texts in zip(rows, documents, strict=True)
+        for ordinal, window in enumerate(texts)
+    ]
+
+
 def _embed_batch(
     conn: Connection,
     provider: EmbeddingProvider,
     batch: list[Any],
+    windows: list[_Window],
     stats: EmbedStats,
     *,
     switch: bool = False,
     shared: SharedStore | None = None,
 ) -> None:
-    """Window, embed what the caches lack, and record one batch of chunks atomically;
-    with ``switch``, the profile change too (old windows dropped, the new profile set).
-    The vectors computed are offered to ``shared`` once committed here."""
+    """Embed what the caches lack of one batch of chunks' ``windows``, and record it
+    atomically; with ``switch``, the profile change too (old windows dropped, the new
+    profile set). The vectors computed are offered to ``shared`` once committed here."""
     key = provider.profile.key()
-    documents = chunk_documents(provider, [row[1:] for row in batch])
-    windows = [
-        _Window(row[0], ordinal, window, text_hash(window))
-        for row, texts in zip(batch, documents, strict=True)
-        for ordinal, window in enumerate(texts)
-    ]
     cached = cached_hashes(conn, (w.hash for w in windows), key)
     missing = {w.hash: w.text for w in windows if w.hash not in cached}
     borrowed = shared.vectors(missing, key) if shared is not None and missing else {}
