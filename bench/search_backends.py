@@ -1,22 +1,28 @@
-"""Both search backends at ~100k chunks, in one run: build, hybrid p50/p95, one-file update.
+"""Both search backends at 100k chunks, in one run: build, hybrid p50/p95, one-file update.
 
-    python bench/search_backends.py [--chunks 100000] [--queries 100] [--qdrant-queries 30]
-                                    [--qdrant-url URL] [--data DIR]
+    python bench/search_backends.py [--chunks 100000] [--real 12000] [--queries 100]
+                                    [--qdrant-queries 100] [--qdrant-url URL] [--data DIR]
 
-The corpus and vectors are ``search_latency.py``'s (the standard library chunked by
-repolens and replicated with renamed identifiers; random unit window vectors; the query
-embedded by the real local model). The embedded backend is built as the indexer builds
-it (chunks + FTS5 rows, then the matrix); the Qdrant backend is that index pushed with
-``repolens index --push``'s code, file by file. Without ``--qdrant-url`` Qdrant is the
-client's *local mode*, a pure-Python implementation of the API that scores every point
-in numpy and Python per query: it shows the semantics, not a server's speed (a server
-answers from its HNSW and sparse inverted index). With ``--qdrant-url`` the same figures
-come from a real server.
+The corpus is real, distinct code (the standard library and this environment's
+site-packages, chunked by repolens) and the vectors come from the real model for
+``--real`` chunks, the rest derived from those: see ``real_corpus.py``, which says
+plainly what is and is not the model's. Both backends get the same chunks and the same
+vectors; queries are docstring first sentences and identifiers, embedded by the model.
+
+Builds, timed apart from the parse and the embedding (work an indexer does whatever the
+backend): the embedded backend as the indexer builds it (chunks + FTS5 rows, the vector
+cache, then the matrix); the Qdrant backend as ``repolens index --push`` fills it, file
+by file, from that index. By default Qdrant is Qdrant Edge (``edge:DIR``: the server's
+engine in this process; its push ends with the optimizer run that builds HNSW and the
+sparse index, which a server runs in the background). ``--qdrant-url`` takes a server
+instead, or ``:memory:`` for the client's local mode (pure Python: thousands of chunks,
+not 100k).
 
 One-file update: a file of 20 chunks rewritten and made searchable again: on the
-embedded backend, its chunks and FTS rows rewritten and the matrix rebuilt from the
-cache (what the embed job does after an edit); on Qdrant, that one file re-sent (upsert
-its points, delete its stale ones). Medians of 5. Nothing here is asserted.
+embedded backend, its chunks and FTS rows rewritten, vectors for them and the matrix
+rebuilt from the cache (what the embed job does after an edit); on Qdrant, that one file
+re-sent (upsert its points, delete its stale ones). Medians of 5. Load averages are
+printed at each stage. Nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: no BLAS thread wake-ups
 
 import argparse
+import shutil
 import sqlite3
 import statistics
 import tempfile
@@ -35,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from real_corpus import add_vectors, model_vectors, parse_corpus, write_corpus
 from repolens.embed import EmbeddingProvider, create_provider
 from repolens.parse.chunk import Chunk
 from repolens.query.qdrant import QdrantBackend
@@ -46,7 +54,7 @@ from repolens.store.qdrant import Target
 from repolens.store.qdrant import connect as qdrant_connect
 from repolens.store.qdrant_push import push
 from repolens.store.vectors import write_matrix
-from search_latency import add_vectors, build, load, queries, timed
+from search_latency import load, queries, timed
 
 
 def edit_file(conn: sqlite3.Connection, round_: int) -> None:
@@ -99,41 +107,59 @@ def embed_new(conn: sqlite3.Connection, data: Path, provider: EmbeddingProvider)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--real", type=int, default=12_000, help="chunks the model embeds")
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--qdrant-queries", type=int, default=30)
-    parser.add_argument("--qdrant-url", default="")
+    parser.add_argument("--qdrant-queries", type=int, default=100)
+    parser.add_argument("--qdrant-url", default="", help="default: edge:DATA/edge")
     parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "rl-backends")
     args = parser.parse_args()
+    shutil.rmtree(args.data / "edge", ignore_errors=True)
+    for stale in args.data.glob("index.db*"):
+        stale.unlink()
     args.data.mkdir(parents=True, exist_ok=True)
     provider = create_provider("local")
     conn = connect(args.data / "index.db")
     print(f"{load()} at start")
-    started = time.perf_counter()
-    chunks = build(conn, args.chunks)
-    windows = add_vectors(conn, args.data, provider)
-    embedded_build = time.perf_counter() - started
-    print(f"embedded: {chunks} chunks, {windows} windows built in {embedded_build:.0f} s")
+    started = time.process_time()
+    files = parse_corpus(args.chunks)
+    print(f"corpus: {sum(len(c) for _, c in files)} chunks of {len(files)} files"
+          f" ({files[0][0]} .. {files[-1][0]}), parsed in {time.process_time() - started:.0f} s"
+          " CPU")  # fmt: skip
 
-    url = args.qdrant_url or ":memory:"
+    started = time.perf_counter()
+    chunks = write_corpus(conn, files)
+    written = time.perf_counter() - started
+    base, real_ids, model_cpu = model_vectors(conn, args.data, provider, args.real)
+    print(f"model: {len(real_ids)} first windows embedded in {model_cpu:.0f} s CPU"
+          f"{' (cached from an earlier run)' if not model_cpu else ''}; {load()}")  # fmt: skip
+    started = time.perf_counter()
+    windows = add_vectors(conn, args.data, provider.profile, base, real_ids)
+    embedded_build = written + time.perf_counter() - started
+    print(f"embedded: {chunks} chunks, {windows} windows built in {embedded_build:.0f} s;"
+          f" {load()}")  # fmt: skip
+
+    url = args.qdrant_url or f"edge:{args.data / 'edge'}"
+    kind = _kind(url)
     target = Target(url, f"bench-{uuid.uuid4().hex[:8]}", "bench")
     client = qdrant_connect(target)
     started = time.perf_counter()
     stats = push(conn, client, target)
     qdrant_build = time.perf_counter() - started
-    print(f"qdrant ({'server' if args.qdrant_url else 'local mode'}): {stats.points_sent}"
-          f" points pushed in {qdrant_build:.0f} s ({stats.requests} requests)")  # fmt: skip
+    print(f"qdrant ({kind}): {stats.points_sent} points pushed in {qdrant_build:.0f} s"
+          f" ({stats.requests} requests); {load()}")  # fmt: skip
     remote = QdrantBackend(conn, client, target)
 
     items = queries(args.queries)
+    served_items = items[: args.qdrant_queries]
     search(conn, args.data, "warm up", provider=provider)
     search(conn, args.data, "warm up", provider=provider, backend=remote)
     embedded = timed(lambda q: search(conn, args.data, q, provider=provider), items)
     served = timed(
-        lambda q: search(conn, args.data, q, provider=provider, backend=remote),
-        items[: args.qdrant_queries],
+        lambda q: search(conn, args.data, q, provider=provider, backend=remote), served_items
     )
-    same = _agreement(conn, args.data, items[: args.qdrant_queries], provider, remote)
-    same_keyword = _agreement(conn, args.data, items[: args.qdrant_queries], None, remote)
+    print(f"queries done; {load()}")
+    same = _agreement(conn, args.data, served_items, provider, remote)
+    same_keyword = _agreement(conn, args.data, served_items, None, remote)
 
     embedded_updates, qdrant_updates = [], []
     for round_ in range(5):
@@ -146,17 +172,25 @@ def main() -> None:
         qdrant_updates.append(time.perf_counter() - started)
         assert sent.files_sent == 1, sent
     print(f"{load()} at end")
-    print(f"\n| at {chunks:,} chunks | embedded (SQLite FTS5 + exact matrix) | Qdrant"
-          f" ({'server' if args.qdrant_url else 'client local mode'}) |")  # fmt: skip
+    print(f"\n| at {chunks:,} chunks ({windows:,} windows) | embedded (SQLite FTS5 + exact"
+          f" matrix) | Qdrant ({kind}) |")  # fmt: skip
     print("|---|---|---|")
-    print(f"| build | {embedded_build:.0f} s | +{qdrant_build:.0f} s push |")
+    print(f"| build | {embedded_build:.0f} s (chunks + FTS, vectors, matrix) | +{qdrant_build:.0f}"
+          f" s (push, {stats.requests} requests{', optimize' if url.startswith('edge:') else ''})"
+          " |")  # fmt: skip
     print(f"| hybrid p50 / p95 (CPU p50) | {embedded[0]:.0f} / {embedded[1]:.0f} ms"
           f" ({embedded[2]:.0f} ms), {len(items)} queries | {served[0]:.0f} / {served[1]:.0f}"
-          f" ms ({served[2]:.0f} ms), {args.qdrant_queries} queries |")  # fmt: skip
+          f" ms ({served[2]:.0f} ms), {len(served_items)} queries |")  # fmt: skip
     print(f"| one-file update (20 chunks) p50 | {_ms(embedded_updates)} incl. matrix rebuild"
           f" | {_ms(qdrant_updates)} |")  # fmt: skip
     print(f"| same first chunk, hybrid / keyword only | {same} / {same_keyword} of"
-          f" {args.qdrant_queries} queries | |")  # fmt: skip
+          f" {len(served_items)} queries | |")  # fmt: skip
+
+
+def _kind(url: str) -> str:
+    if url.startswith("edge:"):
+        return "Qdrant Edge, in process"
+    return "client local mode" if url == ":memory:" or url.startswith("local:") else "server"
 
 
 def _agreement(
