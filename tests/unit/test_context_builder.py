@@ -180,3 +180,23 @@ def test_a_change_lists_the_tests_that_call_what_it_changes(
     assert "- test_get_user (test) tests/test_handlers.py:4 — calls get_user at line 5" in change
     question = render_context(build(indexed, "how does get_user find a user"))
     assert "## Tests that call" not in question
+
+
+def test_the_other_definitions_a_search_hit_holds_are_seeded_beside_it(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    """db.py is one chunk (USERS, connect, fetch_user, save_user): search names it by
+    fetch_user, and save_user, which nothing found calls, comes with it."""
+    bundle = build(indexed, "keep users in memory")
+    assert names(bundle)[0] == "fetch_user"
+    saved = next(i for i in bundle.items if i.symbol.qualified_name == "save_user")
+    assert "beside search hit #1" in saved.why
+
+
+def test_tests_are_asked_for_in_the_first_words_of_a_question_not_in_its_tail(
+    indexed: tuple[Project, sqlite3.Connection],
+) -> None:
+    asked = names(build(indexed, "tests for get_user"))
+    assert asked.index("test_get_user") == 1
+    task = "return the user with this id or none when no user has it, and update the tests"
+    assert "test_get_user" not in names(build(indexed, task))[:4]

@@ -29,7 +29,8 @@ from repolens.present.symbols import chain, label, span
 from repolens.project import Project
 from repolens.query.artifact_links import named_artifacts
 from repolens.query.backend import SearchBackend
-from repolens.query.context import ContextBundle, ContextItem, build_context, code_order
+from repolens.query.context import ContextBundle, ContextItem, build_context
+from repolens.query.context_code import code_order
 
 if TYPE_CHECKING:
     from repolens.embed.base import EmbeddingProvider

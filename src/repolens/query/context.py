@@ -11,7 +11,8 @@ files. This builds the answer in one pass, search-heavy and traversal-light:
 3. ranking: tests and minor kinds (variables, fields) down-ranked unless asked for; seeds
    close to the best one are the entry points, the rest is related;
 4. call paths between the top symbols (from the edges seen, and a bounded path search);
-5. code for the top symbols, as many lines as the budget allows, read from disk now.
+5. code for the top symbols, as many lines as the budget allows, read from disk now
+   (:mod:`repolens.query.context_code`).
 
 Names are looked up exactly (principle 3): an ambiguous name contributes its candidates
 at a reduced weight, and a name that matches nothing is reported, never replaced by a
@@ -22,13 +23,15 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from repolens.query.backend import SearchBackend
 from repolens.query.callpaths import CallPath, call_paths
+from repolens.query.context_code import ReadLines, load_code
+from repolens.query.fusion import EXAMPLE_WORDS, asking_tokens
 from repolens.query.graph import (
     EdgeHit,
     SymbolLookupError,
@@ -51,27 +54,19 @@ from repolens.query.symbols import (
     row_to_ref,
 )
 
-ReadLines = Callable[[str], "list[str] | None"]
-
 FLOW_KINDS = ("calls", "instantiates")
 MAX_NAMES = 12  # identifiers taken from one query
 SEARCH_LIMIT = 20
+# A hit holding several definitions (the chunker merges small neighbours) found them
+# together: the others are seeded too, each at this share of the hit's weight.
+SIBLING_SHARE = 0.5
+MAX_SIBLINGS = 3
 EXPAND_SEEDS = 6  # seeds whose callers and callees are explored
 NEIGHBOURS = 15  # callers / callees taken per explored symbol
 MAX_ITEMS = 30  # symbols in the answer's map
 ITEM_BUDGET = 450  # characters of budget per symbol in the map (a smaller one keeps room for code)
-ENTRY_LINES = 80  # code lines at most per entry point
-RELATED_LINES = 25
-CODE_BUDGET = 3500  # characters of budget per symbol shown with code (the rest are listed)
-MIN_LINES = 6  # fewer lines than this are not worth showing
-MIN_CODE_ITEMS = 5
 ENTRY_SHARE = 0.4  # a seed this close to the best one is an entry point; weaker ones are related
 PROPAGATE_CAP = 4.0  # a neighbour inherits at most this much of an explored symbol's score
-CLASS_HEAD_LINES = 25  # of a long class, the lines before its first member at most
-MAX_MEMBERS = 60
-LINE_OVERHEAD = 8  # number gutter and newline, per code line
-ITEM_OVERHEAD = 120  # the map line and the code header, per symbol
-FIXED_OVERHEAD = 700  # title, section headings, footer
 
 MAX_TESTS = 5  # tests listed for a change-style question
 # "add X to Y", "fix Z when ...", "support ...": a change to make, whose checks are tests.
@@ -93,7 +88,7 @@ _STOP_TEXT = (
     " calling class classes"
 )
 _STOPWORDS = frozenset(_STOP_TEXT.split())
-_DOCSTRING_OPEN = re.compile(r"^[rRbBuU]?(\"\"\"|\'\'\')")
+_TEST_WORDS = frozenset({"test", "tests", "spec"})
 _EXCEPTION_NAME = re.compile(r"(Error|Exception|Warning)$")
 # Kinds that rarely answer a question by themselves; ranked lower unless named.
 _MINOR_KINDS = frozenset({FILE_KIND, "variable", "constant", "field", "property", "enum_member"})
@@ -202,8 +197,8 @@ def build_context(
     _seed_from_routes(conn, query, pool)
     hit_weight = 0.3 if about_names else 1.0  # text like the names matters less than they do
     _seed_from_search(conn, data_dir, query, provider, pool, bundle, hit_weight, backend)
-    wants_tests = bool(re.search(r"\btests?\b|\bspec\b", query, re.IGNORECASE))
-    wants_examples = bool(re.search(r"\b(examples?|samples?|demos?)\b", query, re.IGNORECASE))
+    asked = asking_tokens(query)  # tests or examples, asked for in the query's first words
+    wants_tests, wants_examples = bool(asked & _TEST_WORDS), bool(asked & EXAMPLE_WORDS)
     edges = _expand(conn, pool, depth=max(1, min(depth, 2)))
     ranked = _rank(pool, wants_tests, wants_examples)
     max_items = min(max_items, max(3, budget // ITEM_BUDGET))
@@ -219,7 +214,7 @@ def build_context(
     bundle.paths = call_paths(conn, [item.symbol for item in bundle.items], edges)
     if CHANGE_QUERY.search(query):
         bundle.tests = _tests_of(conn, [i.symbol for i in bundle.items if i.entry][:3])
-    _load_code(conn, bundle, read_lines)
+    load_code(conn, bundle, read_lines)
     if not bundle.items and not bundle.passages:
         bundle.notes.append("nothing in the index matches this query")
     return bundle
@@ -333,6 +328,8 @@ def _seed_from_search(
             continue
         for ref in refs:
             _candidate(pool, ref).add_hit(weight / len(refs), f"search hit #{rank + 1}")
+        for ref in _siblings(conn, hit, {r.id for r in refs}):
+            _candidate(pool, ref).add_hit(weight * SIBLING_SHARE, f"beside search hit #{rank + 1}")
 
 
 def _tests_of(conn: sqlite3.Connection, entries: list[SymbolRef]) -> list[tuple[EdgeHit, str]]:
@@ -379,6 +376,25 @@ def _symbols_in_hit(conn: sqlite3.Connection, hit: SearchResult) -> list[SymbolR
     ).fetchall()
     found = [row_to_ref(r) for r in rows]
     return found or ([owner] if owner else [])
+
+
+def _siblings(conn: sqlite3.Connection, hit: SearchResult, taken: set[int]) -> list[SymbolRef]:
+    """The other definitions ``hit`` shows (its outline), up to ``MAX_SIBLINGS``."""
+    found: list[SymbolRef] = []
+    for shown in hit.outline:
+        if len(found) >= MAX_SIBLINGS:
+            break
+        if shown.line <= 0:
+            continue  # not in this index (a team index's chunk)
+        row = conn.execute(
+            f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE f.path = ? AND s.start_line = ?"
+            " AND s.qualified_name = ? LIMIT 1",
+            (hit.file, shown.line, shown.name),
+        ).fetchone()
+        if row is not None and row[0] not in taken:
+            taken.add(row[0])
+            found.append(row_to_ref(row))
+    return found
 
 
 def _candidate(pool: dict[int, _Candidate], ref: SymbolRef) -> _Candidate:
@@ -458,99 +474,3 @@ def _rank(
     scored = [(cand, weight(cand)) for cand in pool.values()]
     scored.sort(key=lambda p: (-p[1], not p[0].seed, p[0].symbol.file, p[0].symbol.line))
     return scored
-
-
-def _load_code(conn: sqlite3.Connection, bundle: ContextBundle, read_lines: ReadLines) -> None:
-    """Give each item, entry points first, as many code lines as the remaining budget
-    allows; a later, smaller symbol may still fit after a large one did not. A class too
-    long to show whole gets its head (signature, docstring, attributes) and a member list."""
-    room = bundle.budget - FIXED_OVERHEAD - ITEM_OVERHEAD * len(bundle.items)
-    room -= sum(60 * len(p.hops) for p in bundle.paths) + 160 * len(bundle.passages)
-    room -= ITEM_OVERHEAD * len(bundle.tests)
-    loaded: list[ContextItem] = []
-    for item in code_order(bundle.items):
-        sym = item.symbol
-        if sym.kind == FILE_KIND or room < MIN_LINES * 30:
-            continue
-        if len(loaded) >= max(MIN_CODE_ITEMS, bundle.budget // CODE_BUDGET):
-            break
-        overlap = next((o for o in loaded if _overlaps(o, sym)), None)
-        if overlap is not None:
-            item.shown_in = overlap.symbol.qualified_name
-            continue
-        lines = read_lines(sym.file)
-        if lines is None or sym.line > len(lines):
-            continue
-        span = lines[sym.line - 1 : max(sym.end_line, sym.line)]
-        item.total_lines = len(span)
-        cap = ENTRY_LINES if item.entry else RELATED_LINES
-        if sym.kind in CLASS_KINDS and len(span) > cap:
-            item.members = _members(conn, sym)
-            head = item.members[0].line - sym.line if item.members else CLASS_HEAD_LINES
-            span = span[: max(min(head, CLASS_HEAD_LINES), 1)]
-            room -= sum(len(m.name) + 8 for m in item.members)
-        skip = range(0)
-        if sym.file.endswith((".py", ".pyi")) and not _fits(span, cap, room):
-            skip = _docstring_rest(span)  # trimmed before the body is cut
-        take, cost, shown = 0, 0, 0
-        for number, text in enumerate(span):
-            if number in skip:
-                take += 1
-                continue
-            line_cost = min(len(text), 240) + LINE_OVERHEAD
-            if shown >= cap or cost + line_cost > room:
-                break
-            take, cost, shown = take + 1, cost + line_cost, shown + 1
-        if shown >= min(MIN_LINES, len(span) - len(skip)):
-            item.lines = span[:take]
-            if skip and take > skip.start:
-                item.trimmed = (sym.line + skip.start, sym.line + min(skip.stop, take) - 1)
-            room -= cost
-            loaded.append(item)
-
-
-def _fits(span: list[str], cap: int, room: int) -> bool:
-    """Whether all of ``span`` would be shown: within the line cap and the room."""
-    cost = sum(min(len(text), 240) + LINE_OVERHEAD for text in span)
-    return len(span) <= cap and cost <= room
-
-
-def _docstring_rest(span: list[str]) -> range:
-    """The lines (indices into ``span``) of a Python docstring after its first line, when
-    the body opens with a docstring of several lines; else an empty range."""
-    body = next((n for n, text in enumerate(span[:12]) if text.rstrip().endswith(":")), None)
-    first = next((n for n in range(body + 1, len(span)) if span[n].strip()), None) if (
-        body is not None
-    ) else None  # fmt: skip
-    match = _DOCSTRING_OPEN.match(span[first].strip()) if first is not None else None
-    if first is None or match is None:
-        return range(0)
-    quote, opening = match.group(1), span[first].strip()
-    if opening.count(quote) >= 2:
-        return range(0)  # a one-line docstring: nothing to trim
-    end = next((n for n in range(first + 1, len(span)) if quote in span[n]), None)
-    return range(first + 1, end + 1) if end is not None else range(0)
-
-
-def code_order(items: list[ContextItem]) -> list[ContextItem]:
-    """Entry points first, then related symbols the query named or search found, then
-    those only the graph reached (they get what code room is left), each in rank order."""
-    return sorted(items, key=lambda i: (not i.entry, not i.found))
-
-
-def _members(conn: sqlite3.Connection, owner: SymbolRef) -> list[SymbolRef]:
-    rows = conn.execute(
-        f"SELECT {SYMBOL_COLUMNS} FROM {SYMBOL_FROM} WHERE s.parent_id = ?"
-        " ORDER BY s.start_line LIMIT ?",
-        (owner.id, MAX_MEMBERS),
-    )
-    return [row_to_ref(r) for r in rows]
-
-
-def _overlaps(item: ContextItem, sym: SymbolRef) -> bool:
-    """Whether ``sym``'s lines intersect the code already loaded for ``item`` (a class and
-    its methods, say), so the same lines are not shown twice."""
-    if item.symbol.file != sym.file:
-        return False
-    first, last = item.symbol.line, item.symbol.line + len(item.lines) - 1
-    return sym.line <= last and first <= max(sym.end_line, sym.line)
