@@ -19,7 +19,9 @@ from test_graph_accuracy_incremental import CASES, snapshot
 from repolens.index.pipeline import index_project
 from repolens.project import open_project
 from repolens.resolve import resolve
-from repolens.store.db import connect
+from repolens.resolve.ondisk import on_disk_project
+from repolens.resolve.tables import load_project
+from repolens.store.db import connect, shared_file
 
 ALL_FIXTURES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and p.name[0] != ".")
 
@@ -36,6 +38,26 @@ def test_a_full_resolve_from_the_index_writes_the_same_graph(language: str, tmp_
         graphs.append((snapshot(conn), stats.edges, stats.unresolved, stats.synthesized))
     assert graphs[0][0]["edges"], "the fixture resolves to some edges"
     assert graphs[1] == graphs[0]
+
+
+@pytest.mark.parametrize("language", ["python", "typescript", "java", "rust"])
+def test_a_symbol_asked_for_by_id_is_read_alone(language: str, tmp_path: Path) -> None:
+    """Name matching asks for the parent of each same-named candidate in the project:
+    the on-disk project answers with the resident project's record and holds no file's
+    maps for it (building them for every candidate's file was most of the resolution of
+    a 35k-file tree)."""
+    conn = connect(tmp_path / "index.db")
+    store_tree(conn, FIXTURES / language)
+    resident = load_project(conn)
+    path = shared_file(conn)
+    assert path is not None
+    project, store = on_disk_project(conn, path)
+    try:
+        assert [project.syms.get(sid) for sid in resident.syms] == list(resident.syms.values())
+        assert project.syms.get(max(resident.syms) + 1) is None
+        assert store.held == 0
+    finally:
+        store.close()
 
 
 @pytest.mark.parametrize("language", ["python", "typescript", "java", "rust"])

@@ -63,6 +63,8 @@ VIEW_COST = 20
 still holds its own few dictionaries."""
 NAME_SYMBOLS = 30_000
 """Symbols kept in the answers to "which symbols are named N" (most recent names)."""
+LONE_SYMBOLS = 30_000
+"""Symbols read by id alone (those of files not held), the most recently asked for."""
 READER_CACHE_KB = 8192
 """Page cache of the connection: recently read files' pages, and the indexes' upper levels."""
 SCAN_FILES = 500
@@ -84,6 +86,7 @@ class TableStore:
         self._views: OrderedDict[int, tuple[RowMaps, int]] = OrderedDict()  # and its cost
         self._held = 0  # rows in ``_views``
         self._held_syms: dict[int, Sym] = {}  # the symbols of the files held, by id
+        self._lone: OrderedDict[int, Sym] = OrderedDict()  # read by id alone
         self._missing: set[int] = set()  # ids that name no symbol resolution reads
         self._names: OrderedDict[str, list[Sym]] = OrderedDict()
         self._named = 0  # symbols in ``_names``
@@ -115,16 +118,37 @@ class TableStore:
         return view
 
     def sym(self, sym_id: int) -> Sym | None:
+        """One symbol, from the files held or else read alone: name matching asks for
+        the parent of every same-named candidate in the project, and reading each
+        one's whole file for it spent most of a large project's resolution building
+        maps that were let go before they were asked for again."""
         found = self._held_syms.get(sym_id)
         if found is not None:
             return found
-        fid = self._stored_file_of(sym_id)
-        return None if fid is None else self.view(fid).syms.get(sym_id)
+        found = self._lone.get(sym_id)
+        if found is not None:
+            self._lone.move_to_end(sym_id)
+            return found
+        if sym_id in self._missing:
+            return None
+        row = self.conn().execute(SYMBOLS.format(where=" AND id = ?"), (sym_id,)).fetchone()
+        if row is None:
+            self._miss(sym_id)
+            return None
+        found = self._lone[sym_id] = sym_of(row)
+        if len(self._lone) > LONE_SYMBOLS:
+            self._lone.popitem(last=False)
+        return found
 
     def file_of(self, sym_id: int) -> int | None:
         """The file of a symbol resolution reads (None: no such symbol)."""
-        found = self._held_syms.get(sym_id)
+        found = self._held_syms.get(sym_id) or self._lone.get(sym_id)
         return found.file_id if found is not None else self._stored_file_of(sym_id)
+
+    @property
+    def held(self) -> int:
+        """Rows (``VIEW_ROWS`` counts them) in the files' maps held now."""
+        return self._held
 
     def _stored_file_of(self, sym_id: int) -> int | None:
         if sym_id in self._missing:
@@ -135,11 +159,14 @@ class TableStore:
             .fetchone()
         )
         if row is None:
-            if len(self._missing) > VIEW_ROWS:
-                self._missing.clear()
-            self._missing.add(sym_id)
+            self._miss(sym_id)
             return None
         return int(row[0])
+
+    def _miss(self, sym_id: int) -> None:
+        if len(self._missing) > VIEW_ROWS:
+            self._missing.clear()
+        self._missing.add(sym_id)
 
     def named(self, name: str) -> list[Sym]:
         """Every non-file symbol named ``name``, in the resident project's order."""
