@@ -18,8 +18,10 @@ from test_graph_accuracy_incremental import CASES, snapshot
 
 from repolens.index.pipeline import index_project
 from repolens.project import open_project
-from repolens.resolve import resolve
+from repolens.resolve import build_context, resolve
+from repolens.resolve.namematch import match
 from repolens.resolve.ondisk import on_disk_project
+from repolens.resolve.project import RefRow
 from repolens.resolve.tables import load_project
 from repolens.store.db import connect, shared_file
 
@@ -56,6 +58,39 @@ def test_a_symbol_asked_for_by_id_is_read_alone(language: str, tmp_path: Path) -
         assert [project.syms.get(sid) for sid in resident.syms] == list(resident.syms.values())
         assert project.syms.get(max(resident.syms) + 1) is None
         assert store.held == 0
+    finally:
+        store.close()
+
+
+def test_a_guess_by_name_reads_no_candidate_file(tmp_path: Path) -> None:
+    """A method called on a receiver of unknown type is guessed among every same-named
+    method of the project: whether each is nested or private is told without reading
+    the file that defines it, so the guess holds no more files' maps than before."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    for k in range(12):
+        (root / f"m{k}.py").write_text(
+            f"class C{k}:\n    def go(self):\n        pass\n\n    def _go(self):\n        pass\n"
+        )  # fmt: skip
+    (root / "main.py").write_text("def f(x):\n    x.go()\n    x._go()\n")
+    conn = connect(tmp_path / "index.db")
+    (main,) = store_tree(conn, root, ["main.py"])
+    store_tree(conn, root, [f"m{k}.py" for k in range(12)])
+    path = shared_file(conn)
+    assert path is not None
+    project, store = on_disk_project(conn, path)
+    try:
+        ctx = build_context(project, root)
+        spec = ctx.spec_of[main]
+        store.view(main)
+        held = store.held
+        refs = conn.execute(
+            "SELECT id, file_id, source_id, kind, name, receiver, line, col, resolved, reason"
+            " FROM refs WHERE file_id = ? AND kind = 'calls' ORDER BY line", (main,)
+        ).fetchall()  # fmt: skip
+        answers = [match(ctx, RefRow(*row), spec, method=True).reason for row in refs]
+        assert answers == ["ambiguous", "unknown"]  # twelve `go`; `_go` is private
+        assert store.held == held
     finally:
         store.close()
 

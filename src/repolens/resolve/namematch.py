@@ -179,12 +179,16 @@ def _visible(
     ctx: Context, ref: RefRow, sym: Sym, spec: LanguageSpec, method: bool, from_test: bool
 ) -> bool:
     """Whether code in another file could reach ``sym`` at all: not private (save script
-    globals), not a test helper seen from non-test code."""
-    if (spec.exported_only or method) and not sym.is_exported:
-        scripts = _is_script(ctx, sym.file_id) and _is_script(ctx, ref.file_id)
-        if method or not scripts:
-            return False
+    globals), not a test helper seen from non-test code. Whether a private method's file
+    is a script is not asked: it decides nothing, and read from the index it cost the
+    candidate's whole file."""
+    if not sym.is_exported and (method or (spec.exported_only and not _scripts(ctx, ref, sym))):
+        return False
     return from_test or not is_test_path(ctx.file(sym.file_id).path)
+
+
+def _scripts(ctx: Context, ref: RefRow, sym: Sym) -> bool:
+    return _is_script(ctx, sym.file_id) and _is_script(ctx, ref.file_id)
 
 
 def _is_script(ctx: Context, file_id: int) -> bool:
@@ -198,8 +202,12 @@ def _is_script(ctx: Context, file_id: int) -> bool:
 
 
 def _is_nested(ctx: Context, sym: Sym) -> bool:
-    """Functions local to another function are invisible outside it."""
-    parent = ctx.project.syms.get(sym.parent_id) if sym.parent_id is not None else None
+    """Functions local to another function are invisible outside it. A top-level one's
+    parent is its file's symbol, known without looking it up (which, read from the
+    index, is a query per candidate)."""
+    if sym.parent_id is None or sym.parent_id == ctx.file(sym.file_id).symbol:
+        return False
+    parent = ctx.project.syms.get(sym.parent_id)
     return parent is not None and parent.kind in FUNCTION_KINDS
 
 
