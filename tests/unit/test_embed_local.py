@@ -249,3 +249,15 @@ def test_runs_without_torch_and_loads_lazily() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_batches_for_a_padding_engine_are_sized_by_their_padded_cost() -> None:
+    from repolens.embed.local import _token_batches
+
+    lengths = [10] * 30 + [100] * 30  # ascending, as a padding engine's are sorted
+    padded = _token_batches(lengths, 1000, padded=True)
+    assert all(len(run) * lengths[run.stop - 1] <= 1000 for run in padded)
+    assert [len(run) for run in padded] == [30, 10, 10, 10]  # no short run waits for long ones
+    packed = _token_batches(lengths, 1000)
+    assert all(sum(lengths[i] for i in run) <= 1000 for run in packed)
+    assert [len(run) for run in packed] == [37, 10, 10, 3]
