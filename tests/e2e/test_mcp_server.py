@@ -195,6 +195,7 @@ async def test_the_cli_context_command_prints_the_tools_answer(client: Client) -
          "--project", str(client.root)],
         env=server_env(), capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
+
     def body(text: str) -> list[str]:  # the notes word why search is keyword-only each way
         return [line for line in text.rstrip("\n").splitlines() if not line.startswith("Note:")]
 

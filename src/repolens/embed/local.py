@@ -138,9 +138,7 @@ class LocalProvider:
         prefix_tokens = len(self._encode([prefix], special=False)[0].ids) if prefix else 0
         budget = tokens - _SPECIAL_TOKENS - prefix_tokens
         additive = _splits_at_whitespace_first(self._get_tokenizer())
-        return split_windows(
-            texts, budget, self._measure, self._split_long_line, additive=additive
-        )
+        return split_windows(texts, budget, self._measure, self._split_long_line, additive=additive)
 
     def _measure(self, texts: Sequence[str]) -> list[int]:
         return [len(encoding.ids) for encoding in self._encode(texts, special=False)]
@@ -264,7 +262,9 @@ def _splits_at_whitespace_first(tokenizer: Tokenizer) -> bool:
     from tokenizers import normalizers, pre_tokenizers
 
     at_whitespace = (
-        pre_tokenizers.BertPreTokenizer, pre_tokenizers.Whitespace, pre_tokenizers.WhitespaceSplit
+        pre_tokenizers.BertPreTokenizer,
+        pre_tokenizers.Whitespace,
+        pre_tokenizers.WhitespaceSplit,
     )
     splits = isinstance(tokenizer.pre_tokenizer, at_whitespace)
     return splits and isinstance(tokenizer.normalizer, normalizers.BertNormalizer | None)
