@@ -129,6 +129,20 @@ def add_vectors(
     exact = np.asarray([cid in own and w == 0 for cid, w in windows])
     vectors[exact] = base[sources[exact]]
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store_window_vectors(conn, data, profile, windows, vectors)
+    return len(windows)
+
+
+def store_window_vectors(
+    conn: sqlite3.Connection,
+    data: Path,
+    profile: EmbeddingProfile,
+    windows: list[tuple[int, int]],
+    vectors: np.ndarray,
+) -> int:
+    """Record ``vectors`` as the (chunk id, ordinal) ``windows``' vectors under
+    ``profile``, cache rows and windows as the embed job leaves them, then write the
+    matrix; returns its rows."""
     hashes = [text_hash(f"{cid}:{w}") for cid, w in windows]
     with transaction(conn):
         set_effective_profile(conn, profile)
@@ -144,5 +158,4 @@ def add_vectors(
             ((cid, w, h) for (cid, w), h in zip(windows, hashes, strict=True)),
         )
         bump_generation(conn)
-    write_matrix(conn, data, profile.key(), profile.dims, generation(conn))
-    return len(windows)
+    return write_matrix(conn, data, profile.key(), profile.dims, generation(conn))

@@ -31,15 +31,15 @@ from pathlib import Path
 
 import numpy as np
 
+from real_corpus import store_window_vectors
 from repolens.embed import EmbeddingProvider, create_provider
 from repolens.parse import parse_source
 from repolens.parse.chunk import Chunk, chunk_file
 from repolens.query.search import search
-from repolens.store.chunks import insert_fts, text_hash, write_chunks
+from repolens.store.chunks import insert_fts, write_chunks
 from repolens.store.db import connect, transaction
-from repolens.store.embeddings import bump_generation, generation, set_effective_profile
 from repolens.store.graph import FileRecord, upsert_file
-from repolens.store.vectors import open_matrix, write_matrix
+from repolens.store.vectors import open_matrix
 
 IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,}\b")
 KEEP = frozenset(__import__("keyword").kwlist) | frozenset(dir(__builtins__)) | {"self", "None"}
@@ -94,26 +94,11 @@ def add_vectors(conn: sqlite3.Connection, data: Path, provider: EmbeddingProvide
     """Random unit vectors for every window, then the matrix, as the embed job would."""
     profile = provider.profile
     rng = np.random.default_rng(0)
-    with transaction(conn):
-        set_effective_profile(conn, profile)
-        rows = conn.execute("SELECT id, length(text) FROM chunks").fetchall()
-        windows = [(cid, w) for cid, size in rows for w in range(max(1, -(-size // 1000)))]
-        vectors = rng.standard_normal((len(windows), profile.dims)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        hashes = [text_hash(f"{cid}:{w}") for cid, w in windows]
-        conn.executemany(
-            "INSERT OR IGNORE INTO embeddings(text_hash, model_key, vector) VALUES (?,?,?)",
-            (
-                (h, profile.key(), v.astype(np.float16).tobytes())
-                for h, v in zip(hashes, vectors, strict=True)
-            ),
-        )
-        conn.executemany(
-            "INSERT OR REPLACE INTO chunk_windows(chunk_id, ordinal, text_hash) VALUES (?,?,?)",
-            ((cid, w, h) for (cid, w), h in zip(windows, hashes, strict=True)),
-        )
-        bump_generation(conn)
-    return write_matrix(conn, data, profile.key(), profile.dims, generation(conn))
+    rows = conn.execute("SELECT id, length(text) FROM chunks").fetchall()
+    windows = [(cid, w) for cid, size in rows for w in range(max(1, -(-size // 1000)))]
+    vectors = rng.standard_normal((len(windows), profile.dims)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return store_window_vectors(conn, data, profile, windows, vectors)
 
 
 def queries(count: int) -> list[str]:
