@@ -137,8 +137,14 @@ class LocalProvider:
     def _windows(self, texts: Sequence[str], prefix: str, tokens: int) -> list[list[str]]:
         prefix_tokens = len(self._encode([prefix], special=False)[0].ids) if prefix else 0
         budget = tokens - _SPECIAL_TOKENS - prefix_tokens
-        additive = _splits_at_whitespace_first(self._get_tokenizer())
-        return split_windows(texts, budget, self._measure, self._split_long_line, additive=additive)
+        return split_windows(
+            texts, budget, self._measure, self._split_long_line, additive=self._lines_add_up
+        )
+
+    @functools.cached_property
+    def _lines_add_up(self) -> bool:
+        """Whether a text costs the sum of its lines (decided once, by the tokenizer)."""
+        return _splits_at_whitespace_first(self._get_tokenizer())
 
     def _measure(self, texts: Sequence[str]) -> list[int]:
         return [len(encoding.ids) for encoding in self._encode(texts, special=False)]
